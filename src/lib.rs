@@ -1,0 +1,4 @@
+//! hew: a terminal coding assistant. The library holds the core (config,
+//! providers, the agent loop, tools); `main.rs` and the front ends drive it.
+
+pub mod provider;
