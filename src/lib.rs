@@ -2,3 +2,4 @@
 //! providers, the agent loop, tools); `main.rs` and the front ends drive it.
 
 pub mod provider;
+pub mod config;
