@@ -3,3 +3,7 @@
 
 pub mod provider;
 pub mod config;
+pub mod tools;
+pub mod agent;
+pub mod exec;
+pub mod logging;

@@ -172,6 +172,10 @@ impl HttpProvider {
             for event in sse.drain(..) {
                 decoder.decode(&event, &mut events).map_err(|error| match error {
                     ProviderError::Api(_) => Failure::transient(error),
+                    // What the end of a cut stream leaves is half an event, not bad data.
+                    ProviderError::Decode(_) if ended => Failure::transient(ProviderError::Stream(
+                        "the stream ended in the middle of an event".into(),
+                    )),
                     other => Failure::fatal(other),
                 })?;
                 for event in events.drain(..) {

@@ -1,0 +1,147 @@
+//! The agent loop: a tokio task that knows nothing of terminals. It takes
+//! [`UserOp`]s, sends the conversation to the model, runs the tool calls
+//! that come back (through the registry's two gates and the approval
+//! policy), and reports everything as [`AgentEvent`]s until the model
+//! answers without tools or the turn limit is reached.
+
+pub mod policy;
+pub mod prompt;
+pub mod protocol;
+mod calls;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+pub use protocol::{AgentEvent, ApprovalRequest, CallInfo, CallStatus, Decision, Outcome, UserOp};
+
+use crate::config::ApprovalMode;
+use crate::provider::{Assembler, Message, ModelRequest, Provider, ProviderError, Role, StreamEvent, Usage};
+use crate::tools::{Registry, ToolContext};
+
+pub type EventTx = mpsc::UnboundedSender<AgentEvent>;
+
+#[derive(Debug, Clone)]
+pub struct AgentSettings {
+    pub approval: ApprovalMode,
+    pub max_turns: u32,
+    /// False for `hew exec`: nobody can answer, so "ask" becomes "refuse".
+    pub interactive: bool,
+    pub max_output_tokens: u32,
+    pub rules: policy::Rules,
+}
+
+pub struct Agent {
+    provider: Arc<dyn Provider>,
+    registry: Arc<Registry>,
+    ctx: Arc<ToolContext>,
+    settings: AgentSettings,
+    system: String,
+    history: Vec<Message>,
+    usage: Usage,
+}
+
+impl Agent {
+    pub fn new(provider: Arc<dyn Provider>, registry: Arc<Registry>, ctx: Arc<ToolContext>, settings: AgentSettings) -> Self {
+        let system = prompt::system_prompt(ctx.jail.root(), &registry.names(), settings.approval.as_str());
+        Agent { provider, registry, ctx, settings, system, history: Vec::new(), usage: Usage::default() }
+    }
+
+    pub fn history(&self) -> &[Message] {
+        &self.history
+    }
+
+    /// Serves requests until `Shutdown` or the op channel closes.
+    pub async fn run(mut self, mut ops: mpsc::UnboundedReceiver<UserOp>, events: EventTx) {
+        let mut queued: VecDeque<String> = VecDeque::new();
+        let mut closing = false;
+        while !closing {
+            let prompt = match queued.pop_front() {
+                Some(prompt) => prompt,
+                None => match ops.recv().await {
+                    Some(UserOp::Submit(prompt)) => prompt,
+                    Some(UserOp::Interrupt) => continue,
+                    Some(UserOp::Shutdown) | None => break,
+                },
+            };
+            let cancel = CancellationToken::new();
+            let turn = self.turn(prompt, &events, &cancel);
+            tokio::pin!(turn);
+            let outcome = loop {
+                tokio::select! {
+                    outcome = &mut turn => break outcome,
+                    op = ops.recv(), if !closing => match op {
+                        Some(UserOp::Submit(next)) => queued.push_back(next),
+                        Some(UserOp::Interrupt) => cancel.cancel(),
+                        Some(UserOp::Shutdown) | None => {
+                            closing = true;
+                            cancel.cancel();
+                        }
+                    },
+                }
+            };
+            let _ = events.send(AgentEvent::TurnFinished(outcome));
+        }
+    }
+
+    /// One request from the person, through as many model rounds as it takes.
+    async fn turn(&mut self, prompt: String, events: &EventTx, cancel: &CancellationToken) -> Outcome {
+        let _ = events.send(AgentEvent::TurnStarted { prompt: prompt.clone() });
+        self.history.push(Message::user_text(prompt));
+        let specs = self.registry.specs();
+        for round in 1..=self.settings.max_turns {
+            if cancel.is_cancelled() {
+                return Outcome::Interrupted;
+            }
+            let _ = events.send(AgentEvent::RequestStarted { round });
+            let request = ModelRequest {
+                system: self.system.clone(),
+                messages: self.history.clone(),
+                tools: specs.clone(),
+                max_output_tokens: self.settings.max_output_tokens,
+            };
+            let mut assembler = Assembler::new();
+            let mut sink = |event: StreamEvent| {
+                match &event {
+                    StreamEvent::TextDelta(text) => {
+                        let _ = events.send(AgentEvent::TextDelta(text.clone()));
+                    }
+                    StreamEvent::Retry { attempt, delay, reason } => {
+                        let _ = events.send(AgentEvent::Retrying { attempt: *attempt, delay: *delay, reason: reason.clone() });
+                    }
+                    _ => {}
+                }
+                assembler.push(&event);
+            };
+            match self.provider.stream(&request, &mut sink, cancel).await {
+                Ok(()) => {}
+                Err(ProviderError::Cancelled) => return Outcome::Interrupted,
+                Err(error) => {
+                    tracing::error!(%error, "model request failed");
+                    return Outcome::Failed { message: error.to_string() };
+                }
+            }
+            let completion = assembler.finish();
+            self.usage.add(completion.usage);
+            let _ = events.send(AgentEvent::Usage { request: completion.usage, total: self.usage });
+            let text = completion.message.text();
+            let _ = events.send(AgentEvent::AssistantText(text.clone()));
+            let calls: Vec<_> = completion.message.tool_calls().cloned().collect();
+            self.history.push(completion.message);
+            if calls.is_empty() {
+                return Outcome::Done { answer: text };
+            }
+            let results = calls::run_all(self, &calls, events, cancel).await;
+            self.history.push(Message { role: Role::User, content: results });
+            if cancel.is_cancelled() {
+                return Outcome::Interrupted;
+            }
+        }
+        Outcome::MaxTurns { limit: self.settings.max_turns }
+    }
+}
+
+#[cfg(test)]
+mod tests;
