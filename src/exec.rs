@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use crate::agent::{policy::Rules, Agent, AgentEvent, AgentSettings, CallStatus, Decision, Outcome, UserOp};
+use crate::agent::{Agent, AgentEvent, AgentSettings, CallStatus, Decision, Outcome, UserOp, policy::Rules};
 use crate::config::Config;
 use crate::provider::{self, Provider};
 use crate::tools::{Registry, ToolContext};
@@ -105,7 +105,8 @@ impl Output {
     fn event(&mut self, event: AgentEvent) -> Option<i32> {
         if let AgentEvent::ApprovalRequest(request) = event {
             // Not reached in practice: the agent is non-interactive.
-            let _ = request.reply.send(Decision::Refuse { reason: Some("nobody can approve calls in hew exec".into()) });
+            let _ =
+                request.reply.send(Decision::Refuse { reason: Some("nobody can approve calls in hew exec".into()) });
             return None;
         }
         if self.json {
@@ -147,7 +148,9 @@ impl Output {
                     }
                     Outcome::MaxTurns { limit } => {
                         if !self.json {
-                            eprintln!("hew: stopped after {limit} model round-trips (--max-turns) before the task was finished");
+                            eprintln!(
+                                "hew: stopped after {limit} model round-trips (--max-turns) before the task was finished"
+                            );
                         }
                         EXIT_FAILED
                     }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use hew::config::{self, ApprovalMode, Overrides};
-use hew::exec::{self, ExecOptions, EXIT_USAGE};
+use hew::exec::{self, EXIT_USAGE, ExecOptions};
 
 #[derive(Parser)]
 #[command(name = "hew", version, about = "A terminal coding assistant that shows every edit as a diff before it lands")]
@@ -65,7 +65,9 @@ fn main() {
 
 fn run(cli: Cli) -> i32 {
     let Some(Command::Exec { trust_project, json, prompt }) = cli.command else {
-        eprintln!("hew: the full-screen interface is not part of this build yet; run `hew exec \"your task\"` (see hew --help)");
+        eprintln!(
+            "hew: the full-screen interface is not part of this build yet; run `hew exec \"your task\"` (see hew --help)"
+        );
         return EXIT_USAGE;
     };
     let prompt = match read_prompt(prompt) {

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::Output;
 
 use assert_cmd::Command;
-use serde_json::{json, Value};
-use support::{reply, status, Server, Step, Turn, Wire};
+use serde_json::{Value, json};
+use support::{Server, Step, Turn, Wire, reply, status};
 
 const KEY: &str = "sk-test-secret-key-123";
 
@@ -66,12 +66,20 @@ fn write_then_answer(wire: Wire) {
     let server = Server::start(
         wire,
         vec![
-            reply(Turn::call("c1", "write_file", json!({"path": "hello.txt", "content": "hi\n"})).with_text("Creating it.")),
+            reply(
+                Turn::call("c1", "write_file", json!({"path": "hello.txt", "content": "hi\n"}))
+                    .with_text("Creating it."),
+            ),
             reply(Turn::call("c2", "bash", json!({"command": "cat hello.txt"}))),
             reply(Turn::text("Created hello.txt; it says hi.")),
         ],
     );
-    let out = run(env.cmd(Some(&server)).args(["exec", "--approval", "full-auto", "create hello.txt that says hi, then show it with cat"]));
+    let out = run(env.cmd(Some(&server)).args([
+        "exec",
+        "--approval",
+        "full-auto",
+        "create hello.txt that says hi, then show it with cat",
+    ]));
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
     assert_eq!(text(&out.stdout), "Created hello.txt; it says hi.\n");
@@ -134,7 +142,11 @@ fn transient_errors_are_retried_and_succeed() {
             wire,
             vec![
                 status(500, "{\"error\":{\"message\":\"boom\"}}"),
-                Step::Status(429, "{\"error\":{\"message\":\"slow down\"}}".into(), vec![("Retry-After".into(), "0".into())]),
+                Step::Status(
+                    429,
+                    "{\"error\":{\"message\":\"slow down\"}}".into(),
+                    vec![("Retry-After".into(), "0".into())],
+                ),
                 Step::Cut(Turn::text("this reply is cut before its end"), 90),
                 reply(Turn::text("fine now")),
             ],
@@ -153,7 +165,10 @@ fn transient_errors_are_retried_and_succeed() {
 #[test]
 fn unauthorized_fails_once_with_one_line() {
     let env = Env::new();
-    let server = Server::start(Wire::OpenAi, vec![status(401, "{\"error\":{\"message\":\"Incorrect API key provided: sk-test-secret-key-123\"}}")]);
+    let server = Server::start(
+        Wire::OpenAi,
+        vec![status(401, "{\"error\":{\"message\":\"Incorrect API key provided: sk-test-secret-key-123\"}}")],
+    );
     let out = run(env.cmd(Some(&server)).args(["exec", "hello"]));
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
@@ -167,7 +182,12 @@ fn a_refused_connection_fails_in_seconds() {
     let env = Env::new();
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let started = std::time::Instant::now();
-    let out = run(env.cmd(None).env("OPENAI_API_KEY", KEY).args(["--base-url", &format!("http://127.0.0.1:{port}/v1"), "exec", "hi"]));
+    let out = run(env.cmd(None).env("OPENAI_API_KEY", KEY).args([
+        "--base-url",
+        &format!("http://127.0.0.1:{port}/v1"),
+        "exec",
+        "hi",
+    ]));
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
     let last = stderr.lines().last().unwrap();
@@ -196,7 +216,12 @@ fn malformed_arguments_and_unknown_tools_go_back_to_the_model() {
     let requests = server.requests();
     assert!(seen(&requests[1].body).contains("read_file: the arguments are not valid JSON"));
     let second = seen(&requests[2].body);
-    assert!(second.contains("there is no tool named `frobnicate`; the tools are: bash, edit_file, glob, grep, read_file, write_file"), "{second}");
+    assert!(
+        second.contains(
+            "there is no tool named `frobnicate`; the tools are: bash, edit_file, glob, grep, read_file, write_file"
+        ),
+        "{second}"
+    );
     assert!(second.contains("field `path` must be a string, not the number 7"), "{second}");
     assert!(seen(&requests[3].body).contains("1\\talpha"));
 }
@@ -207,7 +232,11 @@ fn read_only_is_the_exec_default_and_says_how_to_allow() {
     let server = Server::start(
         Wire::OpenAi,
         vec![
-            reply(Turn::call("c1", "write_file", json!({"path": "x.txt", "content": "x"})).and_call("c2", "bash", json!({"command": "touch y.txt"}))),
+            reply(Turn::call("c1", "write_file", json!({"path": "x.txt", "content": "x"})).and_call(
+                "c2",
+                "bash",
+                json!({"command": "touch y.txt"}),
+            )),
             reply(Turn::call("c3", "bash", json!({"command": "ls -a && pwd"}))),
             reply(Turn::text("I could not write.")),
         ],
@@ -216,7 +245,10 @@ fn read_only_is_the_exec_default_and_says_how_to_allow() {
     assert_eq!(out.status.code(), Some(0));
     assert!(!env.path("x.txt").exists() && !env.path("y.txt").exists());
     let told = seen(&server.requests()[1].body);
-    assert!(told.contains("file changes are refused in read-only mode; the user can allow them with --approval auto-edit"), "{told}");
+    assert!(
+        told.contains("file changes are refused in read-only mode; the user can allow them with --approval auto-edit"),
+        "{told}"
+    );
     assert!(told.contains("commands that may change things are refused in read-only mode"), "{told}");
     let stderr = text(&out.stderr);
     assert!(stderr.contains("⊘ write_file x.txt → refused"), "{stderr}");
@@ -237,7 +269,10 @@ fn max_turns_stops_with_exit_1() {
 #[test]
 fn json_mode_prints_one_event_per_line() {
     let env = Env::new();
-    let server = Server::start(Wire::OpenAi, vec![reply(Turn::call("c1", "glob", json!({"pattern": "*"}))), reply(Turn::text("none"))]);
+    let server = Server::start(
+        Wire::OpenAi,
+        vec![reply(Turn::call("c1", "glob", json!({"pattern": "*"}))), reply(Turn::text("none"))],
+    );
     let out = run(env.cmd(Some(&server)).args(["exec", "--json", "list"]));
     assert_eq!(out.status.code(), Some(0));
     let events: Vec<Value> = text(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -245,8 +280,17 @@ fn json_mode_prints_one_event_per_line() {
     assert_eq!(
         kinds,
         vec![
-            "turn_started", "request_started", "usage", "assistant_text", "tool_call", "tool_started", "tool_finished",
-            "request_started", "usage", "assistant_text", "turn_finished"
+            "turn_started",
+            "request_started",
+            "usage",
+            "assistant_text",
+            "tool_call",
+            "tool_started",
+            "tool_finished",
+            "request_started",
+            "usage",
+            "assistant_text",
+            "turn_finished"
         ]
     );
     let last = events.last().unwrap();
@@ -327,7 +371,8 @@ fn keys_never_reach_output_logs_or_children() {
         Wire::OpenAi,
         vec![reply(Turn::call("c1", "bash", json!({"command": "env"}))), reply(Turn::text("done"))],
     );
-    let out = run(env.cmd(Some(&server)).env("RUST_LOG", "trace").args(["exec", "--approval", "full-auto", "--json", "env"]));
+    let out =
+        run(env.cmd(Some(&server)).env("RUST_LOG", "trace").args(["exec", "--approval", "full-auto", "--json", "env"]));
     assert_eq!(out.status.code(), Some(0));
     assert!(!text(&out.stdout).contains(KEY) && !text(&out.stderr).contains(KEY));
     let told = seen(&server.requests()[1].body);
@@ -348,7 +393,11 @@ fn sigint_cancels_kills_children_and_exits_130() {
     let env = Env::new();
     let server = Server::start(
         Wire::OpenAi,
-        vec![reply(Turn::call("c1", "bash", json!({"command": "(sleep 60; echo late > late.txt) & echo $! > pid.txt; sleep 60"})))],
+        vec![reply(Turn::call(
+            "c1",
+            "bash",
+            json!({"command": "(sleep 60; echo late > late.txt) & echo $! > pid.txt; sleep 60"}),
+        ))],
     );
     let bin = assert_cmd::cargo::cargo_bin("hew");
     let child = std::process::Command::new(bin)

@@ -10,7 +10,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use super::policy::{judge, Verdict};
+use super::policy::{Verdict, judge};
 use super::protocol::{AgentEvent, ApprovalRequest, CallInfo, CallStatus, Decision};
 use super::{Agent, EventTx};
 use crate::provider::{Block, ToolCall, ToolResult};
@@ -24,7 +24,12 @@ struct Ready<'r> {
     plan: Plan,
 }
 
-pub(super) async fn run_all(agent: &mut Agent, calls: &[ToolCall], events: &EventTx, cancel: &CancellationToken) -> Vec<Block> {
+pub(super) async fn run_all(
+    agent: &mut Agent,
+    calls: &[ToolCall],
+    events: &EventTx,
+    cancel: &CancellationToken,
+) -> Vec<Block> {
     let registry = agent.registry.clone();
     let ctx = agent.ctx.clone();
     let mut results: Vec<Option<ToolResult>> = vec![None; calls.len()];
@@ -41,7 +46,8 @@ pub(super) async fn run_all(agent: &mut Agent, calls: &[ToolCall], events: &Even
         let (tool, args) = match registry.prepare(&call.name, &call.arguments) {
             Ok(ready) => ready,
             Err(message) => {
-                results[index] = Some(finish(events, info, None, CallStatus::Error, ToolOutput::error(message), Duration::ZERO));
+                results[index] =
+                    Some(finish(events, info, None, CallStatus::Error, ToolOutput::error(message), Duration::ZERO));
                 continue;
             }
         };
@@ -49,7 +55,8 @@ pub(super) async fn run_all(agent: &mut Agent, calls: &[ToolCall], events: &Even
         let plan = match tool.plan(&args, &ctx) {
             Ok(plan) => plan,
             Err(message) => {
-                results[index] = Some(finish(events, info, None, CallStatus::Error, ToolOutput::error(message), Duration::ZERO));
+                results[index] =
+                    Some(finish(events, info, None, CallStatus::Error, ToolOutput::error(message), Duration::ZERO));
                 continue;
             }
         };
@@ -80,7 +87,13 @@ pub(super) async fn run_all(agent: &mut Agent, calls: &[ToolCall], events: &Even
         .collect()
 }
 
-async fn run_reads(reads: Vec<Ready<'_>>, ctx: &ToolContext, events: &EventTx, cancel: &CancellationToken, results: &mut [Option<ToolResult>]) {
+async fn run_reads(
+    reads: Vec<Ready<'_>>,
+    ctx: &ToolContext,
+    events: &EventTx,
+    cancel: &CancellationToken,
+    results: &mut [Option<ToolResult>],
+) {
     let runs = reads.into_iter().map(|ready| async move {
         let index = ready.index;
         let target = ready.plan.target.clone();
@@ -95,7 +108,14 @@ async fn run_reads(reads: Vec<Ready<'_>>, ctx: &ToolContext, events: &EventTx, c
     }
 }
 
-async fn decide_and_run(agent: &mut Agent, ready: Ready<'_>, verdict: Verdict, ctx: &ToolContext, events: &EventTx, cancel: &CancellationToken) -> ToolResult {
+async fn decide_and_run(
+    agent: &mut Agent,
+    ready: Ready<'_>,
+    verdict: Verdict,
+    ctx: &ToolContext,
+    events: &EventTx,
+    cancel: &CancellationToken,
+) -> ToolResult {
     let Ready { info, tool, args, mut plan, .. } = ready;
     let target = Some(plan.target.clone());
     let mut note = None;
@@ -116,7 +136,11 @@ async fn decide_and_run(agent: &mut Agent, ready: Ready<'_>, verdict: Verdict, c
         }
         Verdict::Ask => {
             let (reply, answer) = oneshot::channel();
-            let _ = events.send(AgentEvent::ApprovalRequest(ApprovalRequest { call: info.clone(), plan: plan.clone(), reply }));
+            let _ = events.send(AgentEvent::ApprovalRequest(ApprovalRequest {
+                call: info.clone(),
+                plan: plan.clone(),
+                reply,
+            }));
             let decision = tokio::select! {
                 decision = answer => decision.unwrap_or(Decision::Stop),
                 _ = cancel.cancelled() => {
@@ -125,14 +149,12 @@ async fn decide_and_run(agent: &mut Agent, ready: Ready<'_>, verdict: Verdict, c
             };
             match decision {
                 Decision::Approve => {}
-                Decision::AllowForSession => {
-                    match &plan.effect {
-                        Effect::Command { command } => agent.settings.rules.allow_commands.push(command.clone()),
-                        _ => {
-                            agent.settings.rules.allow_tools.insert(info.name.clone());
-                        }
+                Decision::AllowForSession => match &plan.effect {
+                    Effect::Command { command } => agent.settings.rules.allow_commands.push(command.clone()),
+                    _ => {
+                        agent.settings.rules.allow_tools.insert(info.name.clone());
                     }
-                }
+                },
                 Decision::ApproveEdited { content, note: what } => match &mut plan.effect {
                     Effect::Write { change } => {
                         let shown = crate::tools::WorkPath { abs: change.abs.clone(), shown: change.path.clone() };
@@ -146,7 +168,14 @@ async fn decide_and_run(agent: &mut Agent, ready: Ready<'_>, verdict: Verdict, c
                     if let Some(reason) = reason.filter(|r| !r.trim().is_empty()) {
                         message.push_str(&format!(". Their reason: {reason}"));
                     }
-                    return finish(events, info, target, CallStatus::Refused, ToolOutput::error(message), Duration::ZERO);
+                    return finish(
+                        events,
+                        info,
+                        target,
+                        CallStatus::Refused,
+                        ToolOutput::error(message),
+                        Duration::ZERO,
+                    );
                 }
                 Decision::Stop => {
                     cancel.cancel();
@@ -179,7 +208,14 @@ fn not_run() -> ToolOutput {
 }
 
 /// Reports a finished call and turns it into the result the model reads.
-fn finish(events: &EventTx, call: CallInfo, target: Option<String>, status: CallStatus, output: ToolOutput, duration: Duration) -> ToolResult {
+fn finish(
+    events: &EventTx,
+    call: CallInfo,
+    target: Option<String>,
+    status: CallStatus,
+    output: ToolOutput,
+    duration: Duration,
+) -> ToolResult {
     let result = ToolResult { call_id: call.id.clone(), content: output.content.clone(), is_error: output.is_error };
     let _ = events.send(AgentEvent::ToolFinished { call, target, status, output, duration });
     result

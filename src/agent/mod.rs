@@ -4,10 +4,10 @@
 //! policy), and reports everything as [`AgentEvent`]s until the model
 //! answers without tools or the turn limit is reached.
 
+mod calls;
 pub mod policy;
 pub mod prompt;
 pub mod protocol;
-mod calls;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -44,7 +44,12 @@ pub struct Agent {
 }
 
 impl Agent {
-    pub fn new(provider: Arc<dyn Provider>, registry: Arc<Registry>, ctx: Arc<ToolContext>, settings: AgentSettings) -> Self {
+    pub fn new(
+        provider: Arc<dyn Provider>,
+        registry: Arc<Registry>,
+        ctx: Arc<ToolContext>,
+        settings: AgentSettings,
+    ) -> Self {
         let system = prompt::system_prompt(ctx.jail.root(), &registry.names(), settings.approval.as_str());
         Agent { provider, registry, ctx, settings, system, history: Vec::new(), usage: Usage::default() }
     }
@@ -109,7 +114,11 @@ impl Agent {
                         let _ = events.send(AgentEvent::TextDelta(text.clone()));
                     }
                     StreamEvent::Retry { attempt, delay, reason } => {
-                        let _ = events.send(AgentEvent::Retrying { attempt: *attempt, delay: *delay, reason: reason.clone() });
+                        let _ = events.send(AgentEvent::Retrying {
+                            attempt: *attempt,
+                            delay: *delay,
+                            reason: reason.clone(),
+                        });
                     }
                     _ => {}
                 }

@@ -152,18 +152,23 @@ fn is_read_only(words: &[String]) -> bool {
     let args = &words[1..];
     let has = |flags: &[&str]| args.iter().any(|a| flags.iter().any(|f| a == f || a.starts_with(&format!("{f}="))));
     match program.as_str() {
-        "ls" | "cat" | "head" | "tail" | "wc" | "pwd" | "echo" | "grep" | "rg" | "tree" | "stat" | "file" | "du" | "df"
-        | "which" | "whoami" | "date" | "uname" | "diff" | "uniq" | "cut" | "basename" | "dirname" | "realpath"
-        | "nl" | "true" | "false" | "test" | "printf" | "id" | "hostname" | "cmp" | "md5sum" | "sha256sum" => true,
+        "ls" | "cat" | "head" | "tail" | "wc" | "pwd" | "echo" | "grep" | "rg" | "tree" | "stat" | "file" | "du"
+        | "df" | "which" | "whoami" | "date" | "uname" | "diff" | "uniq" | "cut" | "basename" | "dirname"
+        | "realpath" | "nl" | "true" | "false" | "test" | "printf" | "id" | "hostname" | "cmp" | "md5sum"
+        | "sha256sum" => true,
         "sort" => !has(&["-o", "--output"]),
         "find" => !has(&["-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"]),
         "git" => {
             let sub = args.iter().find(|a| !a.starts_with('-')).map(String::as_str);
             match sub {
-                Some("status" | "log" | "diff" | "show" | "rev-parse" | "ls-files" | "blame" | "shortlog" | "describe") => {
-                    !has(&["--output", "-o"])
+                Some(
+                    "status" | "log" | "diff" | "show" | "rev-parse" | "ls-files" | "blame" | "shortlog" | "describe",
+                ) => !has(&["--output", "-o"]),
+                Some("branch") => {
+                    args.len() == 1
+                        || has(&["--list", "-a", "-r", "-v", "-vv", "--show-current"])
+                            && !has(&["-d", "-D", "-m", "-M", "-c", "-C"])
                 }
-                Some("branch") => args.len() == 1 || has(&["--list", "-a", "-r", "-v", "-vv", "--show-current"]) && !has(&["-d", "-D", "-m", "-M", "-c", "-C"]),
                 _ => false,
             }
         }
@@ -183,10 +188,16 @@ mod tests {
 
     #[test]
     fn splits_compound_lines_into_simple_commands() {
-        let words = |v: &[&[&str]]| v.iter().map(|c| c.iter().map(|w| w.to_string()).collect()).collect::<Vec<Vec<String>>>();
-        assert_eq!(split_commands("ls -la && git status; cat 'a b' | wc -l"), Some(words(&[&["ls", "-la"], &["git", "status"], &["cat", "a b"], &["wc", "-l"]])));
+        let words =
+            |v: &[&[&str]]| v.iter().map(|c| c.iter().map(|w| w.to_string()).collect()).collect::<Vec<Vec<String>>>();
+        assert_eq!(
+            split_commands("ls -la && git status; cat 'a b' | wc -l"),
+            Some(words(&[&["ls", "-la"], &["git", "status"], &["cat", "a b"], &["wc", "-l"]]))
+        );
         assert_eq!(split_commands("echo \"x\\\"y\""), Some(words(&[&["echo", "x\"y"]])));
-        for opaque in ["echo hi > f", "cat $(ls)", "ls `x`", "(cd a)", "sleep 1 &", "echo ~", "ls *.rs", "echo 'unterminated"] {
+        for opaque in
+            ["echo hi > f", "cat $(ls)", "ls `x`", "(cd a)", "sleep 1 &", "echo ~", "ls *.rs", "echo 'unterminated"]
+        {
             assert_eq!(split_commands(opaque), None, "{opaque}");
         }
     }
@@ -196,12 +207,20 @@ mod tests {
         let rules = Rules::default();
         let write = Effect::Write {
             change: crate::tools::FileChange {
-                abs: "/w/a".into(), path: "a".into(), old: None, new: String::new(), diff: String::new(), added: 0, removed: 0,
+                abs: "/w/a".into(),
+                path: "a".into(),
+                old: None,
+                new: String::new(),
+                diff: String::new(),
+                added: 0,
+                removed: 0,
             },
         };
         use ApprovalMode::*;
         assert_eq!(judge(ReadOnly, "read_file", &Effect::Read, &rules), Verdict::Allow);
-        assert!(matches!(judge(ReadOnly, "write_file", &write, &rules), Verdict::Deny(m) if m.contains("--approval auto-edit")));
+        assert!(
+            matches!(judge(ReadOnly, "write_file", &write, &rules), Verdict::Deny(m) if m.contains("--approval auto-edit"))
+        );
         assert_eq!(judge(Ask, "write_file", &write, &rules), Verdict::Ask);
         assert_eq!(judge(AutoEdit, "write_file", &write, &rules), Verdict::Allow);
         assert_eq!(judge(ReadOnly, "bash", &cmd("ls -la && git status"), &rules), Verdict::Allow);
@@ -220,6 +239,8 @@ mod tests {
         assert_eq!(judge(Ask, "bash", &cmd("cargo test --lib"), &rules), Verdict::Allow);
         assert_eq!(judge(Ask, "bash", &cmd("cargo test && rm -r x"), &rules), Verdict::Ask);
         assert_eq!(judge(Ask, "bash", &cmd("cargo testx"), &rules), Verdict::Ask);
-        assert!(matches!(judge(FullAuto, "bash", &cmd("ls; git push origin"), &rules), Verdict::Deny(m) if m.contains("git push")));
+        assert!(
+            matches!(judge(FullAuto, "bash", &cmd("ls; git push origin"), &rules), Verdict::Deny(m) if m.contains("git push"))
+        );
     }
 }

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 use crate::provider::Usage;
@@ -30,9 +30,14 @@ pub enum Decision {
     /// Approve a different version of a file change: some hunks only, or
     /// what the person saved in their editor. `note` tells the model what
     /// was applied.
-    ApproveEdited { content: String, note: String },
+    ApproveEdited {
+        content: String,
+        note: String,
+    },
     /// Refuse, optionally saying why; the turn goes on.
-    Refuse { reason: Option<String> },
+    Refuse {
+        reason: Option<String>,
+    },
     /// Refuse and stop the turn.
     Stop,
 }
@@ -73,20 +78,42 @@ pub struct ApprovalRequest {
 
 #[derive(Debug)]
 pub enum AgentEvent {
-    TurnStarted { prompt: String },
+    TurnStarted {
+        prompt: String,
+    },
     /// A model request is being sent (round `n` of this turn).
-    RequestStarted { round: u32 },
+    RequestStarted {
+        round: u32,
+    },
     TextDelta(String),
     /// The request failed and is retried; text streamed so far is void.
-    Retrying { attempt: u32, delay: Duration, reason: String },
+    Retrying {
+        attempt: u32,
+        delay: Duration,
+        reason: String,
+    },
     /// The model's complete text for this round (may be empty).
     AssistantText(String),
     /// The model asked for a call; it has not been judged yet.
-    ToolCall { call: CallInfo },
+    ToolCall {
+        call: CallInfo,
+    },
     ApprovalRequest(ApprovalRequest),
-    ToolStarted { id: String, target: String },
-    ToolFinished { call: CallInfo, target: Option<String>, status: CallStatus, output: ToolOutput, duration: Duration },
-    Usage { request: Usage, total: Usage },
+    ToolStarted {
+        id: String,
+        target: String,
+    },
+    ToolFinished {
+        call: CallInfo,
+        target: Option<String>,
+        status: CallStatus,
+        output: ToolOutput,
+        duration: Duration,
+    },
+    Usage {
+        request: Usage,
+        total: Usage,
+    },
     Notice(String),
     TurnFinished(Outcome),
 }

@@ -114,11 +114,13 @@ pub fn hew_home(env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf, ConfigE
 pub fn load(overrides: &Overrides, env: &dyn Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
     let workspace = match &overrides.cwd {
         Some(dir) => dir.clone(),
-        None => std::env::current_dir().map_err(|e| ConfigError::Invalid(format!("cannot read the current folder: {e}")))?,
+        None => {
+            std::env::current_dir().map_err(|e| ConfigError::Invalid(format!("cannot read the current folder: {e}")))?
+        }
     };
-    let workspace = workspace.canonicalize().map_err(|e| {
-        ConfigError::Invalid(format!("workspace {}: {e}", workspace.display()))
-    })?;
+    let workspace = workspace
+        .canonicalize()
+        .map_err(|e| ConfigError::Invalid(format!("workspace {}: {e}", workspace.display())))?;
     if !workspace.is_dir() {
         return Err(ConfigError::Invalid(format!("workspace {} is not a folder", workspace.display())));
     }
@@ -341,8 +343,7 @@ pub fn is_loopback(url: &str) -> bool {
     let Ok(parsed) = reqwest::Url::parse(url) else { return false };
     let Some(host) = parsed.host_str() else { return false };
     let host = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 /// Reads a config file on its own, for checks such as the example file test.

@@ -89,14 +89,23 @@ mod tests {
         assert_eq!(builtin("gpt-4.1-mini-2025-04-14").input_price, Some(0.4));
         assert_eq!(builtin("openai/gpt-4.1").input_price, Some(2.0));
         assert_eq!(builtin("claude-sonnet-4-5-20250929").output_price, Some(15.0));
-        assert_eq!(builtin("llama3.2:3b"), ModelInfo { context_window: UNKNOWN_CONTEXT, input_price: None, output_price: None });
+        assert_eq!(
+            builtin("llama3.2:3b"),
+            ModelInfo { context_window: UNKNOWN_CONTEXT, input_price: None, output_price: None }
+        );
     }
 
     #[test]
     fn config_overrides_builtin_figures() {
         let mut entries = BTreeMap::new();
-        entries.insert("gpt-4.1".to_owned(), ModelEntry { context_window: None, input_price: Some(1.0), output_price: None });
+        entries.insert(
+            "gpt-4.1".to_owned(),
+            ModelEntry { context_window: None, input_price: Some(1.0), output_price: None },
+        );
         let table = table(&entries).unwrap();
-        assert_eq!(lookup(&table, "gpt-4.1"), ModelInfo { context_window: 1_047_576, input_price: Some(1.0), output_price: Some(8.0) });
+        assert_eq!(
+            lookup(&table, "gpt-4.1"),
+            ModelInfo { context_window: 1_047_576, input_price: Some(1.0), output_price: Some(8.0) }
+        );
     }
 }

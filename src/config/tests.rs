@@ -32,9 +32,11 @@ fn defaults_need_only_a_key() {
 
 #[test]
 fn later_layers_win_user_project_env_flags() {
-    let user = layer("provider = \"anthropic\"\nmax_turns = 10\n[approval]\nmode = \"auto-edit\"\ndeny = [\"git push\"]\n");
+    let user =
+        layer("provider = \"anthropic\"\nmax_turns = 10\n[approval]\nmode = \"auto-edit\"\ndeny = [\"git push\"]\n");
     let project = layer("max_turns = 20\n[approval]\ndeny = [\"rm\"]\n");
-    let env = [("ANTHROPIC_API_KEY", "k"), ("HEW_MODEL", "claude-env"), ("ANTHROPIC_BASE_URL", "https://proxy.example/")];
+    let env =
+        [("ANTHROPIC_API_KEY", "k"), ("HEW_MODEL", "claude-env"), ("ANTHROPIC_BASE_URL", "https://proxy.example/")];
     let config = resolve_with(&[user.clone(), project.clone()], &Overrides::default(), &env).unwrap();
     assert_eq!(config.provider.kind, WireKind::Anthropic);
     assert_eq!(config.provider.model, "claude-env");
@@ -61,7 +63,10 @@ fn later_layers_win_user_project_env_flags() {
 fn env_provider_beats_files_and_flag_beats_env() {
     let user = layer("provider = \"openai\"\n");
     let env = [("HEW_PROVIDER", "anthropic"), ("ANTHROPIC_API_KEY", "k"), ("OPENAI_API_KEY", "o")];
-    assert_eq!(resolve_with(&[user.clone()], &Overrides::default(), &env).unwrap().provider.name, "anthropic");
+    assert_eq!(
+        resolve_with(std::slice::from_ref(&user), &Overrides::default(), &env).unwrap().provider.name,
+        "anthropic"
+    );
     let flags = Overrides { provider: Some("openai".into()), ..Overrides::default() };
     assert_eq!(resolve_with(&[user], &flags, &env).unwrap().provider.name, "openai");
 }
@@ -80,7 +85,7 @@ fn custom_providers_and_their_key_variable() {
     let user = layer(
         "provider = \"groq\"\n[providers.groq]\nkind = \"openai\"\nbase_url = \"https://api.groq.com/openai/v1\"\napi_key_env = \"GROQ_API_KEY\"\nmodel = \"llama-3.3-70b\"\n",
     );
-    let err = resolve_with(&[user.clone()], &Overrides::default(), &[("OPENAI_API_KEY", "o")]).unwrap_err();
+    let err = resolve_with(std::slice::from_ref(&user), &Overrides::default(), &[("OPENAI_API_KEY", "o")]).unwrap_err();
     assert_eq!(err.to_string(), "no API key for provider `groq`: set GROQ_API_KEY");
     let config = resolve_with(&[user], &Overrides::default(), &[("GROQ_API_KEY", "g")]).unwrap();
     assert_eq!(config.provider.model, "llama-3.3-70b");
@@ -91,9 +96,12 @@ fn custom_providers_and_their_key_variable() {
 fn missing_key_names_the_variable_and_loopback_needs_none() {
     let err = resolve_with(&[], &Overrides::default(), &[("OPENAI_API_KEY", "  ")]).unwrap_err();
     assert_eq!(err.to_string(), "no API key for provider `openai`: set OPENAI_API_KEY");
-    let err = resolve_with(&[], &Overrides { provider: Some("anthropic".into()), ..Default::default() }, &[]).unwrap_err();
+    let err =
+        resolve_with(&[], &Overrides { provider: Some("anthropic".into()), ..Default::default() }, &[]).unwrap_err();
     assert_eq!(err.to_string(), "no API key for provider `anthropic`: set ANTHROPIC_API_KEY");
-    let ollama = layer("provider = \"ollama\"\n[providers.ollama]\nkind = \"openai\"\nbase_url = \"http://localhost:11434/v1\"\nmodel = \"qwen3\"\n");
+    let ollama = layer(
+        "provider = \"ollama\"\n[providers.ollama]\nkind = \"openai\"\nbase_url = \"http://localhost:11434/v1\"\nmodel = \"qwen3\"\n",
+    );
     let config = resolve_with(&[ollama], &Overrides::default(), &[]).unwrap();
     assert_eq!(config.provider.api_key, None);
     for url in ["http://127.0.0.1:8080/v1", "http://[::1]:1234", "http://LOCALHOST"] {
@@ -109,13 +117,25 @@ fn bad_values_are_refused_with_reasons() {
     let env = [("OPENAI_API_KEY", "k")];
     let cases: Vec<(Vec<FileConfig>, Overrides, &str)> = vec![
         (vec![], Overrides { provider: Some("nope".into()), ..Default::default() }, "unknown provider `nope`"),
-        (vec![layer("[providers.x]\nbase_url = \"http://a\"\n")], Overrides { provider: Some("x".into()), ..Default::default() }, "needs kind"),
-        (vec![layer("[providers.x]\nkind = \"openai\"\n")], Overrides { provider: Some("x".into()), ..Default::default() }, "needs a base_url"),
+        (
+            vec![layer("[providers.x]\nbase_url = \"http://a\"\n")],
+            Overrides { provider: Some("x".into()), ..Default::default() },
+            "needs kind",
+        ),
+        (
+            vec![layer("[providers.x]\nkind = \"openai\"\n")],
+            Overrides { provider: Some("x".into()), ..Default::default() },
+            "needs a base_url",
+        ),
         (vec![], Overrides { base_url: Some("ftp://x".into()), ..Default::default() }, "must be an http"),
         (vec![], Overrides { base_url: Some("not a url".into()), ..Default::default() }, "is not a URL"),
         (vec![], Overrides { max_turns: Some(0), ..Default::default() }, "max_turns must be at least 1"),
         (vec![], Overrides { max_cost: Some(-1.0), ..Default::default() }, "max_cost must be a positive"),
-        (vec![layer("[models.\"m\"]\ncontext_window = 0\n")], Overrides::default(), "context_window must be more than 0"),
+        (
+            vec![layer("[models.\"m\"]\ncontext_window = 0\n")],
+            Overrides::default(),
+            "context_window must be more than 0",
+        ),
     ];
     for (layers, overrides, expected) in cases {
         let err = resolve_with(&layers, &overrides, &env).unwrap_err().to_string();
@@ -132,7 +152,13 @@ fn untrusted_project_cannot_redirect_or_widen() {
     skipped.sort();
     assert_eq!(
         skipped,
-        vec!["approval.allow", "approval.mode", "providers.openai.api_key_env", "providers.openai.base_url", "sandbox.mode"]
+        vec![
+            "approval.allow",
+            "approval.mode",
+            "providers.openai.api_key_env",
+            "providers.openai.base_url",
+            "sandbox.mode"
+        ]
     );
     let config = resolve_with(&[kept], &Overrides::default(), &[("OPENAI_API_KEY", "k")]).unwrap();
     assert_eq!(config.provider.base_url, "https://api.openai.com/v1");
@@ -148,7 +174,8 @@ fn load_reads_both_files_and_reports_skipped_project_settings() {
     let work = tempfile::tempdir().unwrap();
     std::fs::write(home.path().join("config.toml"), "max_turns = 7\n").unwrap();
     std::fs::create_dir(work.path().join(".hew")).unwrap();
-    std::fs::write(work.path().join(".hew/config.toml"), "[providers.openai]\nbase_url = \"https://evil.example\"\n").unwrap();
+    std::fs::write(work.path().join(".hew/config.toml"), "[providers.openai]\nbase_url = \"https://evil.example\"\n")
+        .unwrap();
     let home_path = home.path().to_string_lossy().into_owned();
     let pairs = [("HEW_HOME", home_path.as_str()), ("OPENAI_API_KEY", "k")];
     let env = env_of(&pairs);
@@ -168,7 +195,9 @@ fn the_example_config_parses_and_sets_every_key() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config.example.toml");
     let text = std::fs::read_to_string(&path).unwrap();
     let parsed = file::parse(&path, &text).unwrap();
-    assert!(parsed.provider.is_some() && parsed.model.is_some() && parsed.max_turns.is_some() && parsed.max_cost.is_some());
+    assert!(
+        parsed.provider.is_some() && parsed.model.is_some() && parsed.max_turns.is_some() && parsed.max_cost.is_some()
+    );
     assert!(parsed.approval.mode.is_some() && parsed.approval.allow.is_some() && parsed.approval.deny.is_some());
     assert!(parsed.sandbox.mode.is_some());
     let n = &parsed.network;

@@ -2,7 +2,7 @@
 //! `tool_result`, and arguments streamed as `input_json_delta`.
 
 use reqwest::header::{HeaderMap, HeaderValue};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::http::{Decoder, Wire};
 use super::openai::clip;
@@ -74,7 +74,8 @@ fn encode_messages(request: &ModelRequest) -> Vec<Value> {
                     Some(json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input}))
                 }
                 Block::ToolResult(result) => {
-                    let mut b = json!({"type": "tool_result", "tool_use_id": result.call_id, "content": result.content});
+                    let mut b =
+                        json!({"type": "tool_result", "tool_use_id": result.call_id, "content": result.content});
                     if result.is_error {
                         b["is_error"] = Value::Bool(true);
                     }
@@ -146,7 +147,8 @@ impl Decoder for AnthropicDecoder {
                         }
                     }
                     Some("input_json_delta") => {
-                        if let Some(json) = delta.get("partial_json").and_then(Value::as_str).filter(|j| !j.is_empty()) {
+                        if let Some(json) = delta.get("partial_json").and_then(Value::as_str).filter(|j| !j.is_empty())
+                        {
                             out.push(StreamEvent::ToolCallArgs { index: index(), delta: json.to_owned() });
                         }
                     }
@@ -243,7 +245,10 @@ mod tests {
             event: "error".into(),
             data: r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#.into(),
         };
-        assert_eq!(decoder.decode(&event, &mut Vec::new()), Err(ProviderError::Api("overloaded_error: Overloaded".into())));
+        assert_eq!(
+            decoder.decode(&event, &mut Vec::new()),
+            Err(ProviderError::Api("overloaded_error: Overloaded".into()))
+        );
     }
 
     #[test]
@@ -261,7 +266,11 @@ mod tests {
                 },
                 Message {
                     role: Role::User,
-                    content: vec![Block::ToolResult(ToolResult { call_id: "t1".into(), content: "bad".into(), is_error: true })],
+                    content: vec![Block::ToolResult(ToolResult {
+                        call_id: "t1".into(),
+                        content: "bad".into(),
+                        is_error: true,
+                    })],
                 },
                 Message::user_text("more"),
             ],

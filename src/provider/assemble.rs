@@ -49,8 +49,7 @@ impl Assembler {
             StreamEvent::Usage(usage) => {
                 self.usage.input_tokens = self.usage.input_tokens.max(usage.input_tokens);
                 self.usage.output_tokens = self.usage.output_tokens.max(usage.output_tokens);
-                self.usage.cached_input_tokens =
-                    self.usage.cached_input_tokens.max(usage.cached_input_tokens);
+                self.usage.cached_input_tokens = self.usage.cached_input_tokens.max(usage.cached_input_tokens);
             }
             StreamEvent::Done(reason) => self.stop = Some(reason.clone()),
             StreamEvent::Retry { .. } => *self = Self::default(),

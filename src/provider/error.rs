@@ -30,8 +30,15 @@ impl ProviderError {
             _ => return false,
         };
         let text = text.to_ascii_lowercase();
-        ["context length", "context_length", "context window", "prompt is too long", "too many tokens", "maximum context"]
-            .iter()
-            .any(|needle| text.contains(needle))
+        [
+            "context length",
+            "context_length",
+            "context window",
+            "prompt is too long",
+            "too many tokens",
+            "maximum context",
+        ]
+        .iter()
+        .any(|needle| text.contains(needle))
     }
 }

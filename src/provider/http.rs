@@ -3,11 +3,11 @@
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::retry::{is_retryable_status, RetryPolicy};
+use super::retry::{RetryPolicy, is_retryable_status};
 use super::sse::{SseEvent, SseParser};
 use super::{BoxFuture, EventSink, ModelRequest, Provider, ProviderError, ProviderSettings, StreamEvent};
 
@@ -105,7 +105,10 @@ impl HttpProvider {
                 return Err(error);
             }
             attempt += 1;
-            let delay = failure.server_delay.map(|d| d.min(self.retry.max_delay)).unwrap_or_else(|| self.retry.backoff(attempt));
+            let delay = failure
+                .server_delay
+                .map(|d| d.min(self.retry.max_delay))
+                .unwrap_or_else(|| self.retry.backoff(attempt));
             tracing::warn!(attempt, ?delay, %error, "model request failed; retrying");
             sink(StreamEvent::Retry { attempt, delay, reason: error.to_string() });
             tokio::select! {
@@ -173,9 +176,9 @@ impl HttpProvider {
                 decoder.decode(&event, &mut events).map_err(|error| match error {
                     ProviderError::Api(_) => Failure::transient(error),
                     // What the end of a cut stream leaves is half an event, not bad data.
-                    ProviderError::Decode(_) if ended => Failure::transient(ProviderError::Stream(
-                        "the stream ended in the middle of an event".into(),
-                    )),
+                    ProviderError::Decode(_) if ended => {
+                        Failure::transient(ProviderError::Stream("the stream ended in the middle of an event".into()))
+                    }
                     other => Failure::fatal(other),
                 })?;
                 for event in events.drain(..) {
@@ -284,9 +287,13 @@ mod tests {
 
     #[test]
     fn context_exceeded_is_recognised() {
-        let e = ProviderError::Status { status: 400, message: "This model's maximum context length is 128000 tokens".into() };
+        let e = ProviderError::Status {
+            status: 400,
+            message: "This model's maximum context length is 128000 tokens".into(),
+        };
         assert!(e.is_context_exceeded());
-        let e = ProviderError::Status { status: 400, message: "prompt is too long: 210000 tokens > 200000 maximum".into() };
+        let e =
+            ProviderError::Status { status: 400, message: "prompt is too long: 210000 tokens > 200000 maximum".into() };
         assert!(e.is_context_exceeded());
         let e = ProviderError::Status { status: 401, message: "context length".into() };
         assert!(!e.is_context_exceeded());

@@ -1,8 +1,8 @@
 //! OpenAI Chat Completions, the format nearly every server speaks
 //! (OpenAI, OpenRouter, DeepSeek, Groq, vLLM, llama.cpp, LM Studio, Ollama).
 
-use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
-use serde_json::{json, Value};
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use serde_json::{Value, json};
 
 use super::http::{Decoder, Wire};
 use super::sse::SseEvent;
@@ -113,9 +113,11 @@ impl Decoder for OpenAiDecoder {
         if data.is_empty() {
             return Ok(());
         }
-        let chunk: Value = serde_json::from_str(data).map_err(|e| ProviderError::Decode(format!("{e} in chunk {}", clip(data))))?;
+        let chunk: Value =
+            serde_json::from_str(data).map_err(|e| ProviderError::Decode(format!("{e} in chunk {}", clip(data))))?;
         if let Some(error) = chunk.get("error") {
-            let message = error.get("message").and_then(Value::as_str).map(str::to_owned).unwrap_or_else(|| error.to_string());
+            let message =
+                error.get("message").and_then(Value::as_str).map(str::to_owned).unwrap_or_else(|| error.to_string());
             return Err(ProviderError::Api(message));
         }
         if let Some(choice) = chunk.pointer("/choices/0") {
@@ -240,11 +242,19 @@ mod tests {
                 Message::user_text("do it"),
                 Message {
                     role: Role::Assistant,
-                    content: vec![Block::ToolCall(ToolCall { id: "c1".into(), name: "bash".into(), arguments: "{\"command\":\"ls\"}".into() })],
+                    content: vec![Block::ToolCall(ToolCall {
+                        id: "c1".into(),
+                        name: "bash".into(),
+                        arguments: "{\"command\":\"ls\"}".into(),
+                    })],
                 },
                 Message {
                     role: Role::User,
-                    content: vec![Block::ToolResult(ToolResult { call_id: "c1".into(), content: "a.txt".into(), is_error: false })],
+                    content: vec![Block::ToolResult(ToolResult {
+                        call_id: "c1".into(),
+                        content: "a.txt".into(),
+                        is_error: false,
+                    })],
                 },
             ],
             tools: vec![ToolSpec { name: "bash".into(), description: "run".into(), schema: json!({"type": "object"}) }],

@@ -19,11 +19,7 @@ pub struct RetryPolicy {
 
 impl Default for RetryPolicy {
     fn default() -> Self {
-        RetryPolicy {
-            max_retries: 4,
-            base_delay: Duration::from_millis(500),
-            max_delay: Duration::from_secs(60),
-        }
+        RetryPolicy { max_retries: 4, base_delay: Duration::from_millis(500), max_delay: Duration::from_secs(60) }
     }
 }
 
@@ -125,7 +121,8 @@ mod tests {
 
     #[test]
     fn backoff_grows_and_stays_within_jitter_bounds() {
-        let policy = RetryPolicy { max_retries: 5, base_delay: Duration::from_millis(100), max_delay: Duration::from_secs(1) };
+        let policy =
+            RetryPolicy { max_retries: 5, base_delay: Duration::from_millis(100), max_delay: Duration::from_secs(1) };
         for attempt in 1..=6 {
             let full = Duration::from_millis(100 * (1 << (attempt - 1))).min(Duration::from_secs(1));
             let d = policy.backoff(attempt);

@@ -112,11 +112,22 @@ pub enum StopReason {
 #[derive(Debug, Clone, PartialEq)]
 pub enum StreamEvent {
     TextDelta(String),
-    ToolCallStart { index: usize, id: String, name: String },
-    ToolCallArgs { index: usize, delta: String },
+    ToolCallStart {
+        index: usize,
+        id: String,
+        name: String,
+    },
+    ToolCallArgs {
+        index: usize,
+        delta: String,
+    },
     Usage(Usage),
     Done(StopReason),
     /// The request failed and is being tried again after `delay`: discard
     /// everything received so far.
-    Retry { attempt: u32, delay: std::time::Duration, reason: String },
+    Retry {
+        attempt: u32,
+        delay: std::time::Duration,
+        reason: String,
+    },
 }

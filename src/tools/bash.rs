@@ -10,10 +10,10 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::{arg_str, arg_u64, truncate_middle, Effect, Plan, Tool, ToolContext, ToolOutput};
+use super::{Effect, Plan, Tool, ToolContext, ToolOutput, arg_str, arg_u64, truncate_middle};
 use crate::provider::BoxFuture;
 
 pub struct Bash;
@@ -63,10 +63,17 @@ impl Tool for Bash {
         Ok(Plan { effect: Effect::Command { command: command.to_owned() }, target })
     }
 
-    fn execute<'a>(&'a self, args: &'a Value, _plan: Plan, ctx: &'a ToolContext, cancel: CancellationToken) -> BoxFuture<'a, ToolOutput> {
+    fn execute<'a>(
+        &'a self,
+        args: &'a Value,
+        _plan: Plan,
+        ctx: &'a ToolContext,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
             let command = arg_str(args, "command").unwrap_or_default();
-            let timeout = Duration::from_secs(arg_u64(args, "timeout_s").unwrap_or(DEFAULT_TIMEOUT_S).clamp(1, MAX_TIMEOUT_S));
+            let timeout =
+                Duration::from_secs(arg_u64(args, "timeout_s").unwrap_or(DEFAULT_TIMEOUT_S).clamp(1, MAX_TIMEOUT_S));
             match run(command, timeout, ctx, &cancel).await {
                 Ok(out) => out,
                 Err(e) => ToolOutput::error(format!("could not start bash: {e}")),
@@ -82,7 +89,12 @@ enum Ending {
     Cancelled,
 }
 
-async fn run(command: &str, timeout: Duration, ctx: &ToolContext, cancel: &CancellationToken) -> std::io::Result<ToolOutput> {
+async fn run(
+    command: &str,
+    timeout: Duration,
+    ctx: &ToolContext,
+    cancel: &CancellationToken,
+) -> std::io::Result<ToolOutput> {
     let started = Instant::now();
     let cwd = ctx.cwd();
     let cwd_file = tempfile::Builder::new().prefix("hew-cwd-").tempfile()?.into_temp_path();

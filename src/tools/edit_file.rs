@@ -2,12 +2,12 @@
 //! wants changed; the tool refuses to guess when the quote is missing or
 //! ambiguous, and says how to fix the call.
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::files::FileChange;
 use super::write_file::{existing_text, write};
-use super::{arg_bool, arg_str, Effect, Plan, Tool, ToolContext, ToolOutput};
+use super::{Effect, Plan, Tool, ToolContext, ToolOutput, arg_bool, arg_str};
 use crate::provider::BoxFuture;
 
 pub struct EditFile;
@@ -58,7 +58,13 @@ impl Tool for EditFile {
         Ok(Plan { effect: Effect::Write { change }, target: path.shown })
     }
 
-    fn execute<'a>(&'a self, _args: &'a Value, plan: Plan, ctx: &'a ToolContext, _cancel: CancellationToken) -> BoxFuture<'a, ToolOutput> {
+    fn execute<'a>(
+        &'a self,
+        _args: &'a Value,
+        plan: Plan,
+        ctx: &'a ToolContext,
+        _cancel: CancellationToken,
+    ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move { write(plan, ctx) })
     }
 }

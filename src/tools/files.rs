@@ -87,7 +87,15 @@ pub struct FileChange {
 impl FileChange {
     pub fn new(path: &WorkPath, old: Option<String>, new: String) -> Self {
         let diff = unified_diff(&path.shown, old.as_deref().unwrap_or(""), &new);
-        FileChange { abs: path.abs.clone(), path: path.shown.clone(), old, new, diff: diff.text, added: diff.added, removed: diff.removed }
+        FileChange {
+            abs: path.abs.clone(),
+            path: path.shown.clone(),
+            old,
+            new,
+            diff: diff.text,
+            added: diff.added,
+            removed: diff.removed,
+        }
     }
 
     /// `+3 −1`, or `new, 12 lines`.
@@ -195,7 +203,8 @@ pub fn apply(change: &FileChange, ledger: &ReadLedger) -> Result<(), String> {
             change.path
         ));
     }
-    let meta = atomic_write(&change.abs, change.new.as_bytes()).map_err(|e| format!("cannot write {}: {e}", change.path))?;
+    let meta =
+        atomic_write(&change.abs, change.new.as_bytes()).map_err(|e| format!("cannot write {}: {e}", change.path))?;
     ledger.record(&change.abs, Stamp::of(change.new.as_bytes(), &meta));
     Ok(())
 }
@@ -209,7 +218,11 @@ mod tests {
     fn diff_counts_and_formats() {
         let d = unified_diff("a.txt", "one\ntwo\nthree\n", "one\n2\nthree\nfour\n");
         assert_eq!((d.added, d.removed), (2, 1));
-        assert!(d.text.starts_with("--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n three\n+four\n"), "{}", d.text);
+        assert!(
+            d.text.starts_with("--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n three\n+four\n"),
+            "{}",
+            d.text
+        );
     }
 
     #[test]

@@ -1,14 +1,14 @@
 //! glob: find files by pattern, newest first, honouring ignore files.
 
-use std::collections::BinaryHeap;
 use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::{arg_str, Effect, Plan, Tool, ToolContext, ToolOutput, WorkPath};
+use super::{Effect, Plan, Tool, ToolContext, ToolOutput, WorkPath, arg_str};
 use crate::provider::BoxFuture;
 
 pub struct Glob;
@@ -47,7 +47,13 @@ impl Tool for Glob {
         Ok(Plan { effect: Effect::Read, target: format!("{pattern} in {}", dir.shown) })
     }
 
-    fn execute<'a>(&'a self, args: &'a Value, _plan: Plan, ctx: &'a ToolContext, cancel: CancellationToken) -> BoxFuture<'a, ToolOutput> {
+    fn execute<'a>(
+        &'a self,
+        args: &'a Value,
+        _plan: Plan,
+        ctx: &'a ToolContext,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
             let run = || -> Result<ToolOutput, String> {
                 let dir = search_root(args, ctx)?;
@@ -85,18 +91,17 @@ fn compile(pattern: &str) -> Result<globset::GlobMatcher, String> {
 /// apply (even outside a git repository), hidden files are searched, .git is not.
 pub(super) fn walker(dir: &std::path::Path) -> ignore::WalkBuilder {
     let mut builder = ignore::WalkBuilder::new(dir);
-    builder
-        .hidden(false)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(|entry| entry.file_name() != ".git");
+    builder.hidden(false).require_git(false).follow_links(false).filter_entry(|entry| entry.file_name() != ".git");
     builder
 }
+
+/// A min-heap on modification time: its top is the oldest kept path.
+type Newest = BinaryHeap<Reverse<(SystemTime, String)>>;
 
 fn glob(dir: &WorkPath, matcher: &globset::GlobMatcher, ctx: &ToolContext, cancel: &CancellationToken) -> ToolOutput {
     // The newest MAX_RESULTS, kept in a bounded heap: half a million
     // matches cost a count, not half a million sorted paths.
-    let newest: Mutex<(BinaryHeap<Reverse<(SystemTime, String)>>, usize)> = Mutex::new((BinaryHeap::new(), 0));
+    let newest: Mutex<(Newest, usize)> = Mutex::new((BinaryHeap::new(), 0));
     let root = ctx.jail.root().to_path_buf();
     walker(&dir.abs).build_parallel().run(|| {
         Box::new(|entry| {

@@ -4,11 +4,11 @@ use std::sync::Mutex;
 
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, SearcherBuilder, Sink, SinkMatch};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::glob::{search_root, walker};
-use super::{arg_bool, arg_str, Effect, Plan, Tool, ToolContext, ToolOutput};
+use super::{Effect, Plan, Tool, ToolContext, ToolOutput, arg_bool, arg_str};
 use crate::provider::BoxFuture;
 
 pub struct Grep;
@@ -49,7 +49,13 @@ impl Tool for Grep {
         Ok(Plan { effect: Effect::Read, target })
     }
 
-    fn execute<'a>(&'a self, args: &'a Value, _plan: Plan, ctx: &'a ToolContext, cancel: CancellationToken) -> BoxFuture<'a, ToolOutput> {
+    fn execute<'a>(
+        &'a self,
+        args: &'a Value,
+        _plan: Plan,
+        ctx: &'a ToolContext,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
             match self.setup(args, ctx) {
                 Ok((search, _)) => search.run(ctx, &cancel),
@@ -77,7 +83,9 @@ impl Grep {
             .build(pattern)
             .map_err(|e| format!("invalid regex: {}", e.to_string().replace('\n', " ")))?;
         let include = arg_str(args, "include")
-            .map(|g| globset::Glob::new(g).map(|g| g.compile_matcher()).map_err(|e| format!("invalid include glob: {e}")))
+            .map(|g| {
+                globset::Glob::new(g).map(|g| g.compile_matcher()).map_err(|e| format!("invalid include glob: {e}"))
+            })
             .transpose()?;
         // A single file may be searched too.
         let target = ctx.path(arg_str(args, "path").unwrap_or("."))?;
@@ -95,7 +103,8 @@ impl Search {
         builder.threads(std::thread::available_parallelism().map_or(2, |n| n.get()).min(8));
         let (hits_ref, workspace) = (&hits, &workspace);
         builder.build_parallel().run(|| {
-            let mut searcher = SearcherBuilder::new().binary_detection(BinaryDetection::quit(0)).line_number(true).build();
+            let mut searcher =
+                SearcherBuilder::new().binary_detection(BinaryDetection::quit(0)).line_number(true).build();
             Box::new(move |entry| {
                 if cancel.is_cancelled() {
                     return ignore::WalkState::Quit;
@@ -129,9 +138,13 @@ impl Search {
         }
         hits.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
         let total = hits.len();
-        let mut content: String = hits.iter().take(MAX_MATCHES).map(|(p, n, text)| format!("{p}:{n}: {text}\n")).collect();
+        let mut content: String =
+            hits.iter().take(MAX_MATCHES).map(|(p, n, text)| format!("{p}:{n}: {text}\n")).collect();
         if total > MAX_MATCHES {
-            content.push_str(&format!("[{} more matches not shown; narrow the pattern, path or include]\n", total - MAX_MATCHES));
+            content.push_str(&format!(
+                "[{} more matches not shown; narrow the pattern, path or include]\n",
+                total - MAX_MATCHES
+            ));
         }
         ToolOutput::ok(content, format!("{total} matches"))
     }

@@ -116,8 +116,13 @@ pub trait Tool: Send + Sync {
     /// says what it will do. An `Err` goes back to the model as the result.
     fn plan(&self, args: &Value, ctx: &ToolContext) -> Result<Plan, String>;
     /// Runs an approved plan. Must return promptly once `cancel` fires.
-    fn execute<'a>(&'a self, args: &'a Value, plan: Plan, ctx: &'a ToolContext, cancel: CancellationToken)
-    -> BoxFuture<'a, ToolOutput>;
+    fn execute<'a>(
+        &'a self,
+        args: &'a Value,
+        plan: Plan,
+        ctx: &'a ToolContext,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, ToolOutput>;
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -174,16 +179,20 @@ impl Registry {
     pub fn specs(&self) -> Vec<ToolSpec> {
         self.tools
             .values()
-            .map(|t| ToolSpec { name: t.name().to_owned(), description: t.description().to_owned(), schema: t.schema() })
+            .map(|t| ToolSpec {
+                name: t.name().to_owned(),
+                description: t.description().to_owned(),
+                schema: t.schema(),
+            })
             .collect()
     }
 
     /// The shape gate: finds the tool and checks the raw arguments against
     /// its schema. Errors are sentences for the model.
     pub fn prepare(&self, name: &str, raw_args: &str) -> Result<(&dyn Tool, Value), String> {
-        let tool = self.get(name).ok_or_else(|| {
-            format!("there is no tool named `{name}`; the tools are: {}", self.names().join(", "))
-        })?;
+        let tool = self
+            .get(name)
+            .ok_or_else(|| format!("there is no tool named `{name}`; the tools are: {}", self.names().join(", ")))?;
         let args = schema::parse_arguments(raw_args, &tool.schema()).map_err(|e| format!("{name}: {e}"))?;
         Ok((tool, args))
     }

@@ -39,12 +39,17 @@ impl Confinement {
             return Err("the path contains a NUL byte".into());
         }
         let joined = base.join(arg);
-        let lexical = normalize(&joined).ok_or_else(|| format!("{arg} is outside the workspace ({})", self.root.display()))?;
+        let lexical =
+            normalize(&joined).ok_or_else(|| format!("{arg} is outside the workspace ({})", self.root.display()))?;
         let real = canonical_prefix(&lexical).map_err(|e| format!("cannot resolve {arg}: {e}"))?;
         if !real.starts_with(&self.root) {
             let via_link = real != lexical && lexical.starts_with(&self.root);
             return Err(if via_link {
-                format!("{arg} leads outside the workspace through a symbolic link (to {}); only files under {} can be used", real.display(), self.root.display())
+                format!(
+                    "{arg} leads outside the workspace through a symbolic link (to {}); only files under {} can be used",
+                    real.display(),
+                    self.root.display()
+                )
             } else {
                 format!("{arg} is outside the workspace; only files under {} can be used", self.root.display())
             });

@@ -2,11 +2,11 @@
 
 use std::io::{BufRead, BufReader, Read};
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::files::Stamp;
-use super::{arg_str, arg_u64, Effect, Plan, Tool, ToolContext, ToolOutput};
+use super::{Effect, Plan, Tool, ToolContext, ToolOutput, arg_str, arg_u64};
 use crate::provider::BoxFuture;
 
 pub struct ReadFile;
@@ -51,7 +51,13 @@ impl Tool for ReadFile {
         Ok(Plan { effect: Effect::Read, target: path.shown })
     }
 
-    fn execute<'a>(&'a self, args: &'a Value, plan: Plan, ctx: &'a ToolContext, _cancel: CancellationToken) -> BoxFuture<'a, ToolOutput> {
+    fn execute<'a>(
+        &'a self,
+        args: &'a Value,
+        plan: Plan,
+        ctx: &'a ToolContext,
+        _cancel: CancellationToken,
+    ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
             let offset = arg_u64(args, "offset").unwrap_or(1).max(1);
             let limit = arg_u64(args, "limit").unwrap_or(DEFAULT_LIMIT).max(1);
@@ -118,7 +124,11 @@ fn read(ctx: &ToolContext, path: &super::WorkPath, offset: u64, limit: u64) -> R
         let entry = match text.char_indices().nth(MAX_LINE_CHARS) {
             Some((cut, _)) => {
                 cut_lines += 1;
-                format!("{number}\t{}… [line cut at {MAX_LINE_CHARS} of {} characters]\n", &text[..cut], text.chars().count())
+                format!(
+                    "{number}\t{}… [line cut at {MAX_LINE_CHARS} of {} characters]\n",
+                    &text[..cut],
+                    text.chars().count()
+                )
             }
             None => format!("{number}\t{text}\n"),
         };

@@ -12,7 +12,8 @@ pub fn parse_arguments(raw: &str, schema: &Value) -> Result<Value, String> {
     let value: Value = if raw.trim().is_empty() {
         Value::Object(Default::default())
     } else {
-        serde_json::from_str(raw).map_err(|e| format!("the arguments are not valid JSON ({e}); send one JSON object"))?
+        serde_json::from_str(raw)
+            .map_err(|e| format!("the arguments are not valid JSON ({e}); send one JSON object"))?
     };
     validate(&value, schema, "")?;
     Ok(value)
@@ -45,7 +46,8 @@ pub fn validate(value: &Value, schema: &Value, at: &str) -> Result<(), String> {
     }
     if let (Some(object), Some(properties)) = (value.as_object(), schema.get("properties").and_then(Value::as_object)) {
         let field = |key: &str| if at.is_empty() { key.to_owned() } else { format!("{at}.{key}") };
-        for required in schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+        for required in schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
+        {
             if object.get(required).is_none_or(Value::is_null) {
                 return Err(format!("missing required field `{}`", field(required)));
             }

@@ -1,10 +1,10 @@
 //! write_file: create a file or replace one the model has read.
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::files::{self, FileChange};
-use super::{arg_str, Effect, Plan, Tool, ToolContext, ToolOutput, WorkPath};
+use super::{Effect, Plan, Tool, ToolContext, ToolOutput, WorkPath, arg_str};
 use crate::provider::BoxFuture;
 
 pub struct WriteFile;
@@ -51,7 +51,13 @@ impl Tool for WriteFile {
         Ok(Plan { effect: Effect::Write { change }, target: path.shown })
     }
 
-    fn execute<'a>(&'a self, _args: &'a Value, plan: Plan, ctx: &'a ToolContext, _cancel: CancellationToken) -> BoxFuture<'a, ToolOutput> {
+    fn execute<'a>(
+        &'a self,
+        _args: &'a Value,
+        plan: Plan,
+        ctx: &'a ToolContext,
+        _cancel: CancellationToken,
+    ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move { write(plan, ctx) })
     }
 }

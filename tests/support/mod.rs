@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -136,7 +136,12 @@ impl Server {
     }
 }
 
-async fn serve(mut socket: TcpStream, wire: Wire, script: Arc<Mutex<VecDeque<Step>>>, requests: Arc<Mutex<Vec<Recorded>>>) -> std::io::Result<()> {
+async fn serve(
+    mut socket: TcpStream,
+    wire: Wire,
+    script: Arc<Mutex<VecDeque<Step>>>,
+    requests: Arc<Mutex<Vec<Recorded>>>,
+) -> std::io::Result<()> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 8192];
     let header_end = loop {
@@ -153,10 +158,10 @@ async fn serve(mut socket: TcpStream, wire: Wire, script: Arc<Mutex<VecDeque<Ste
     let mut lines = head.split("\r\n");
     let request_line = lines.next().unwrap_or_default().to_owned();
     let path = request_line.split_whitespace().nth(1).unwrap_or("/").to_owned();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':').map(|(k, v)| (k.trim().to_lowercase(), v.trim().to_owned())))
-        .collect();
-    let length: usize = headers.iter().find(|(k, _)| k == "content-length").and_then(|(_, v)| v.parse().ok()).unwrap_or(0);
+    let headers: Vec<(String, String)> =
+        lines.filter_map(|l| l.split_once(':').map(|(k, v)| (k.trim().to_lowercase(), v.trim().to_owned()))).collect();
+    let length: usize =
+        headers.iter().find(|(k, _)| k == "content-length").and_then(|(_, v)| v.parse().ok()).unwrap_or(0);
     while buf.len() < header_end + length {
         let n = socket.read(&mut chunk).await?;
         if n == 0 {
@@ -167,7 +172,9 @@ async fn serve(mut socket: TcpStream, wire: Wire, script: Arc<Mutex<VecDeque<Ste
     let body: Value = serde_json::from_slice(&buf[header_end..]).unwrap_or(Value::Null);
     requests.lock().unwrap().push(Recorded { path, headers, body });
     let step = script.lock().unwrap().pop_front();
-    let mut step = step.unwrap_or_else(|| Step::Status(500, "{\"error\":{\"message\":\"the test script has no more replies\"}}".into(), vec![]));
+    let mut step = step.unwrap_or_else(|| {
+        Step::Status(500, "{\"error\":{\"message\":\"the test script has no more replies\"}}".into(), vec![])
+    });
     while let Step::Delay(delay, inner) = step {
         tokio::time::sleep(delay).await;
         step = *inner;
@@ -180,7 +187,10 @@ async fn serve(mut socket: TcpStream, wire: Wire, script: Arc<Mutex<VecDeque<Ste
         }
         Step::Stall(turn, pause) => stream(&mut socket, &sse(wire, &turn), Some(pause)).await,
         Step::Status(code, body, extra) => {
-            let mut head = format!("HTTP/1.1 {code} Scripted\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+            let mut head = format!(
+                "HTTP/1.1 {code} Scripted\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+                body.len()
+            );
             for (k, v) in extra {
                 head.push_str(&format!("{k}: {v}\r\n"));
             }
@@ -234,23 +244,41 @@ pub fn sse(wire: Wire, turn: &Turn) -> String {
                 data(None, json!({"choices": [{"index": 0, "delta": {"content": p}}]}));
             }
             for (i, (id, name, args)) in turn.calls.iter().enumerate() {
-                data(None, json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": ""}}]}}]}));
+                data(
+                    None,
+                    json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": i, "id": id, "type": "function", "function": {"name": name, "arguments": ""}}]}}]}),
+                );
                 for p in pieces(args) {
-                    data(None, json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": i, "function": {"arguments": p}}]}}]}));
+                    data(
+                        None,
+                        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": i, "function": {"arguments": p}}]}}]}),
+                    );
                 }
             }
             let reason = if turn.calls.is_empty() { "stop" } else { "tool_calls" };
             data(None, json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]}));
-            data(None, json!({"choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}));
+            data(
+                None,
+                json!({"choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}),
+            );
             out.push_str(": keep-alive comment\n\ndata: [DONE]\n\n");
         }
         Wire::Anthropic => {
-            data(Some("message_start"), json!({"type": "message_start", "message": {"id": "msg_1", "role": "assistant", "content": [], "usage": {"input_tokens": 100, "output_tokens": 1}}}));
+            data(
+                Some("message_start"),
+                json!({"type": "message_start", "message": {"id": "msg_1", "role": "assistant", "content": [], "usage": {"input_tokens": 100, "output_tokens": 1}}}),
+            );
             let mut index = 0;
             if !turn.text.is_empty() {
-                data(Some("content_block_start"), json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}));
+                data(
+                    Some("content_block_start"),
+                    json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+                );
                 for p in pieces(&turn.text) {
-                    data(Some("content_block_delta"), json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}}));
+                    data(
+                        Some("content_block_delta"),
+                        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}}),
+                    );
                 }
                 data(Some("content_block_stop"), json!({"type": "content_block_stop", "index": 0}));
                 index = 1;
@@ -258,14 +286,23 @@ pub fn sse(wire: Wire, turn: &Turn) -> String {
             data(Some("ping"), json!({"type": "ping"}));
             for (i, (id, name, args)) in turn.calls.iter().enumerate() {
                 let n = index + i;
-                data(Some("content_block_start"), json!({"type": "content_block_start", "index": n, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}));
+                data(
+                    Some("content_block_start"),
+                    json!({"type": "content_block_start", "index": n, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}),
+                );
                 for p in pieces(args) {
-                    data(Some("content_block_delta"), json!({"type": "content_block_delta", "index": n, "delta": {"type": "input_json_delta", "partial_json": p}}));
+                    data(
+                        Some("content_block_delta"),
+                        json!({"type": "content_block_delta", "index": n, "delta": {"type": "input_json_delta", "partial_json": p}}),
+                    );
                 }
                 data(Some("content_block_stop"), json!({"type": "content_block_stop", "index": n}));
             }
             let reason = if turn.calls.is_empty() { "end_turn" } else { "tool_use" };
-            data(Some("message_delta"), json!({"type": "message_delta", "delta": {"stop_reason": reason}, "usage": {"output_tokens": 20}}));
+            data(
+                Some("message_delta"),
+                json!({"type": "message_delta", "delta": {"stop_reason": reason}, "usage": {"output_tokens": 20}}),
+            );
             data(Some("message_stop"), json!({"type": "message_stop"}));
         }
     }
