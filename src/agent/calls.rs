@@ -150,7 +150,7 @@ async fn decide_and_run(
             match decision {
                 Decision::Approve => {}
                 Decision::AllowForSession => match &plan.effect {
-                    Effect::Command { command } => agent.settings.rules.allow_commands.push(command.clone()),
+                    Effect::Command { command } => agent.settings.rules.allow_line(command),
                     _ => {
                         agent.settings.rules.allow_tools.insert(info.name.clone());
                     }

@@ -19,11 +19,32 @@ pub struct Rules {
     pub allow_commands: Vec<String>,
     pub deny_commands: Vec<String>,
     pub allow_tools: HashSet<String>,
+    /// Whole command lines allowed as written (lines that cannot be split).
+    pub allow_lines: HashSet<String>,
 }
 
 impl Rules {
     pub fn new(allow: Vec<String>, deny: Vec<String>) -> Self {
-        Rules { allow_commands: allow, deny_commands: deny, allow_tools: HashSet::new() }
+        Rules { allow_commands: allow, deny_commands: deny, allow_tools: HashSet::new(), allow_lines: HashSet::new() }
+    }
+
+    /// "Allow for this session" on a command line: each of its simple
+    /// commands becomes a rule; a line that cannot be split is allowed only
+    /// exactly as written.
+    pub fn allow_line(&mut self, line: &str) {
+        match split_commands(line) {
+            Some(commands) => {
+                for words in commands {
+                    let rule = words.join(" ");
+                    if !self.allow_commands.contains(&rule) {
+                        self.allow_commands.push(rule);
+                    }
+                }
+            }
+            None => {
+                self.allow_lines.insert(line.to_owned());
+            }
+        }
     }
 
     /// A rule matches a simple command when its words are the command's
@@ -65,7 +86,7 @@ pub fn judge(mode: ApprovalMode, tool: &str, effect: &Effect, rules: &Rules) -> 
                 return Verdict::Deny(format!("the user's configuration denies `{rule}`"));
             }
             let read_only = parsed.as_deref().is_some_and(|c| c.iter().all(|simple| is_read_only(simple)));
-            let allowed = parsed.as_deref().is_some_and(|c| rules.allowed(c));
+            let allowed = parsed.as_deref().is_some_and(|c| rules.allowed(c)) || rules.allow_lines.contains(command);
             match mode {
                 ApprovalMode::FullAuto => Verdict::Allow,
                 _ if read_only || allowed => Verdict::Allow,
