@@ -5,12 +5,12 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hew::agent::{policy::Rules, Agent, AgentEvent, AgentSettings, CallStatus, Decision, Outcome, UserOp};
+use hew::agent::{Agent, AgentEvent, AgentSettings, CallStatus, Decision, Outcome, UserOp, policy::Rules};
 use hew::config::ApprovalMode;
 use hew::provider::{self, ProviderSettings, WireKind};
 use hew::tools::{Effect, Registry, ToolContext};
-use serde_json::{json, Value};
-use support::{reply, Server, Step, Turn, Wire};
+use serde_json::{Value, json};
+use support::{Server, Step, Turn, Wire, reply};
 use tokio::sync::mpsc;
 
 struct Harness {
@@ -37,8 +37,13 @@ fn start(server: &Server, mode: ApprovalMode) -> Harness {
     let provider = Arc::from(provider::build(settings).unwrap());
     let root = work.path().canonicalize().unwrap();
     let ctx = Arc::new(ToolContext::new(root, vec![], vec![]));
-    let agent_settings =
-        AgentSettings { approval: mode, max_turns: 10, interactive: true, max_output_tokens: 1000, rules: Rules::default() };
+    let agent_settings = AgentSettings {
+        approval: mode,
+        max_turns: 10,
+        interactive: true,
+        max_output_tokens: 1000,
+        rules: Rules::default(),
+    };
     let agent = Agent::new(provider, Arc::new(Registry::standard()), ctx, agent_settings);
     let (ops, ops_rx) = mpsc::unbounded_channel();
     let (events_tx, events) = mpsc::unbounded_channel();
@@ -48,7 +53,10 @@ fn start(server: &Server, mode: ApprovalMode) -> Harness {
 
 impl Harness {
     async fn next(&mut self) -> AgentEvent {
-        tokio::time::timeout(Duration::from_secs(20), self.events.recv()).await.expect("an event in time").expect("agent alive")
+        tokio::time::timeout(Duration::from_secs(20), self.events.recv())
+            .await
+            .expect("an event in time")
+            .expect("agent alive")
     }
 
     /// Waits for the next approval request and answers it; returns its plan.
@@ -109,7 +117,10 @@ fn tool_results(body: &Value) -> Vec<(String, String)> {
 async fn an_approved_edit_is_written_and_its_diff_shown() {
     let server = Server::start(
         Wire::OpenAi,
-        vec![reply(Turn::call("w", "write_file", json!({"path": "src/a.rs", "content": "fn a() {}\n"}))), reply(Turn::text("done"))],
+        vec![
+            reply(Turn::call("w", "write_file", json!({"path": "src/a.rs", "content": "fn a() {}\n"}))),
+            reply(Turn::text("done")),
+        ],
     );
     let mut h = start(&server, ApprovalMode::Ask);
     h.ops.send(UserOp::Submit("write a".into())).unwrap();
@@ -143,7 +154,12 @@ async fn allow_for_session_stops_asking_for_that_command() {
     let bash = |id: &str| Turn::call(id, "bash", json!({"command": "touch a && echo hi"}));
     let server = Server::start(
         Wire::OpenAi,
-        vec![reply(bash("b1")), reply(bash("b2")), reply(Turn::call("b3", "bash", json!({"command": "touch b && echo other"}))), reply(Turn::text("ok"))],
+        vec![
+            reply(bash("b1")),
+            reply(bash("b2")),
+            reply(Turn::call("b3", "bash", json!({"command": "touch b && echo other"}))),
+            reply(Turn::text("ok")),
+        ],
     );
     let mut h = start(&server, ApprovalMode::Ask);
     h.ops.send(UserOp::Submit("echo".into())).unwrap();
@@ -169,15 +185,23 @@ async fn allow_for_session_stops_asking_for_that_command() {
 async fn an_edited_approval_writes_the_persons_version_and_says_so() {
     let server = Server::start(
         Wire::OpenAi,
-        vec![reply(Turn::call("w", "write_file", json!({"path": "a.txt", "content": "one\ntwo\n"}))), reply(Turn::text("ok"))],
+        vec![
+            reply(Turn::call("w", "write_file", json!({"path": "a.txt", "content": "one\ntwo\n"}))),
+            reply(Turn::text("ok")),
+        ],
     );
     let mut h = start(&server, ApprovalMode::Ask);
     h.ops.send(UserOp::Submit("write".into())).unwrap();
-    h.approve(Decision::ApproveEdited { content: "one\n".into(), note: "applied hunk 1 of 2; refused hunk 2".into() }).await;
+    h.approve(Decision::ApproveEdited { content: "one\n".into(), note: "applied hunk 1 of 2; refused hunk 2".into() })
+        .await;
     h.outcome().await;
     assert_eq!(h.file("a.txt").as_deref(), Some("one\n"));
     let results = tool_results(&server.requests()[1].body);
-    assert!(results[0].1.starts_with("The user changed your proposal before applying it: applied hunk 1 of 2; refused hunk 2"));
+    assert!(
+        results[0]
+            .1
+            .starts_with("The user changed your proposal before applying it: applied hunk 1 of 2; refused hunk 2")
+    );
 }
 
 #[tokio::test]
@@ -186,10 +210,11 @@ async fn stop_ends_the_turn_and_every_call_still_gets_a_result() {
         let server = Server::start(
             wire,
             vec![
-                reply(
-                    Turn::call("w1", "write_file", json!({"path": "a", "content": "a"}))
-                        .and_call("w2", "write_file", json!({"path": "b", "content": "b"})),
-                ),
+                reply(Turn::call("w1", "write_file", json!({"path": "a", "content": "a"})).and_call(
+                    "w2",
+                    "write_file",
+                    json!({"path": "b", "content": "b"}),
+                )),
                 reply(Turn::text("fresh start")),
             ],
         );
@@ -278,7 +303,10 @@ async fn reads_in_one_reply_return_in_call_order() {
 
 #[tokio::test]
 async fn a_retried_stream_does_not_duplicate_text() {
-    let server = Server::start(Wire::OpenAi, vec![Step::Cut(Turn::text("partial answer text"), 150), reply(Turn::text("whole answer"))]);
+    let server = Server::start(
+        Wire::OpenAi,
+        vec![Step::Cut(Turn::text("partial answer text"), 150), reply(Turn::text("whole answer"))],
+    );
     let mut h = start(&server, ApprovalMode::Ask);
     h.ops.send(UserOp::Submit("hi".into())).unwrap();
     let mut retried = false;
