@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 use hew::tools::{Registry, ToolContext};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -23,9 +23,13 @@ fn tree() -> PathBuf {
             for l in 0..60 {
                 let n = d * 10_000 + f * 100 + l;
                 if n % 997 == 0 {
-                    text.push_str(&format!("pub fn parse_header_{n}(input: &str) -> Option<u32> {{ input.parse().ok() }}\n"));
+                    text.push_str(&format!(
+                        "pub fn parse_header_{n}(input: &str) -> Option<u32> {{ input.parse().ok() }}\n"
+                    ));
                 } else {
-                    text.push_str(&format!("    let value_{l} = compute({n}, \"text that does not match\"); // line {l}\n"));
+                    text.push_str(&format!(
+                        "    let value_{l} = compute({n}, \"text that does not match\"); // line {l}\n"
+                    ));
                 }
             }
             std::fs::write(dir.join(format!("file_{f:03}.rs")), text).unwrap();
@@ -54,7 +58,8 @@ fn bench_grep(c: &mut Criterion) {
 fn bench_edit(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    let text: String = (0..100_000).map(|i| format!("line {i:06} of a five megabyte file, padded out a bit\n")).collect();
+    let text: String =
+        (0..100_000).map(|i| format!("line {i:06} of a five megabyte file, padded out a bit\n")).collect();
     assert!(text.len() >= 5_000_000);
     std::fs::write(root.join("big.txt"), &text).unwrap();
     let ctx = ToolContext::new(root, vec![], vec![]);

@@ -49,6 +49,8 @@ pub async fn run(config: Config, options: ExecOptions) -> i32 {
         interactive: false,
         max_output_tokens: 8192,
         rules: Rules::new(config.allow.clone(), config.deny.clone()),
+        model: config.model_info(),
+        max_cost: config.max_cost,
     };
     let agent = Agent::new(provider, Arc::new(Registry::standard()), Arc::new(tool_context(&config)), settings);
     let (ops_tx, ops_rx) = mpsc::unbounded_channel();
@@ -57,6 +59,13 @@ pub async fn run(config: Config, options: ExecOptions) -> i32 {
     let mut out = Output { json: options.json };
     for notice in &config.notices {
         out.notice(notice);
+    }
+    let model = config.model_info();
+    if config.max_cost.is_some() && (model.input_price.is_none() || model.output_price.is_none()) {
+        out.notice(&format!(
+            "the price of {} is unknown, so --max-cost cannot be enforced; add input_price and output_price under [models.\"{}\"]",
+            config.provider.model, config.provider.model
+        ));
     }
     let _ = ops_tx.send(UserOp::Submit(options.prompt));
 
@@ -150,6 +159,14 @@ impl Output {
                         if !self.json {
                             eprintln!(
                                 "hew: stopped after {limit} model round-trips (--max-turns) before the task was finished"
+                            );
+                        }
+                        EXIT_FAILED
+                    }
+                    Outcome::BudgetReached { spent, limit } => {
+                        if !self.json {
+                            eprintln!(
+                                "hew: stopped before the next request: it would take spending past --max-cost ${limit:.2} (spent ${spent:.4} so far)"
                             );
                         }
                         EXIT_FAILED

@@ -59,6 +59,8 @@ enum Command {
 }
 
 fn main() {
+    // Reports for the unexpected (a bug): a readable panic message, not a raw dump.
+    let _ = color_eyre::install();
     let cli = Cli::parse();
     std::process::exit(run(cli));
 }

@@ -43,6 +43,8 @@ fn start(server: &Server, mode: ApprovalMode) -> Harness {
         interactive: true,
         max_output_tokens: 1000,
         rules: Rules::default(),
+        model: hew::config::ModelInfo { context_window: 100_000, input_price: Some(1.0), output_price: Some(1.0) },
+        max_cost: None,
     };
     let agent = Agent::new(provider, Arc::new(Registry::standard()), ctx, agent_settings);
     let (ops, ops_rx) = mpsc::unbounded_channel();

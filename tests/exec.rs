@@ -438,3 +438,26 @@ fn gone_soon(pid: i32) -> bool {
     }
     false
 }
+
+#[test]
+fn max_cost_stops_before_a_request_that_would_cross_it() {
+    let env = Env::new();
+    let server = Server::start(Wire::OpenAi, vec![reply(Turn::text("cheap enough"))]);
+    // At $1000 per million input tokens the first prompt (system prompt and
+    // tool schemas, some thousands of tokens) alone costs dollars.
+    let home = env.home.path().join("hew");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("config.toml"), "[models.\"pricey\"]\ninput_price = 1000.0\noutput_price = 1000.0\n")
+        .unwrap();
+    let out = run(env.cmd(Some(&server)).args(["exec", "--model", "pricey", "--max-cost", "0.5", "hi"]));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("it would take spending past --max-cost $0.50 (spent $0.0000 so far)"), "{stderr}");
+    assert_eq!(server.requests().len(), 0, "nothing was sent");
+
+    let out = run(env.cmd(Some(&server)).args(["exec", "--model", "pricey", "--max-cost", "50", "hi"]));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+
+    let out = run(env.cmd(Some(&server)).args(["exec", "--model", "mystery-model", "--max-cost", "1", "hi"]));
+    assert!(text(&out.stderr).contains("the price of mystery-model is unknown, so --max-cost cannot be enforced"));
+}

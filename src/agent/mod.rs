@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use protocol::{AgentEvent, ApprovalRequest, CallInfo, CallStatus, Decision, Outcome, UserOp};
 
-use crate::config::ApprovalMode;
+use crate::config::{ApprovalMode, ModelInfo};
 use crate::provider::{Assembler, Message, ModelRequest, Provider, ProviderError, Role, StreamEvent, Usage};
 use crate::tools::{Registry, ToolContext};
 
@@ -31,6 +31,10 @@ pub struct AgentSettings {
     pub interactive: bool,
     pub max_output_tokens: u32,
     pub rules: policy::Rules,
+    /// Prices and context window of the model in use.
+    pub model: ModelInfo,
+    /// Stop before the session's spending would pass this (USD).
+    pub max_cost: Option<f64>,
 }
 
 pub struct Agent {
@@ -100,13 +104,16 @@ impl Agent {
             if cancel.is_cancelled() {
                 return Outcome::Interrupted;
             }
-            let _ = events.send(AgentEvent::RequestStarted { round });
             let request = ModelRequest {
                 system: self.system.clone(),
                 messages: self.history.clone(),
                 tools: specs.clone(),
                 max_output_tokens: self.settings.max_output_tokens,
             };
+            if let Some(outcome) = self.over_budget(&request) {
+                return outcome;
+            }
+            let _ = events.send(AgentEvent::RequestStarted { round });
             let mut assembler = Assembler::new();
             let mut sink = |event: StreamEvent| {
                 match &event {
@@ -150,6 +157,30 @@ impl Agent {
         }
         Outcome::MaxTurns { limit: self.settings.max_turns }
     }
+
+    /// What the session has cost so far, if the model's prices are known.
+    pub fn spent(&self) -> Option<f64> {
+        cost(self.usage, &self.settings.model)
+    }
+
+    /// Stops before a request whose prompt alone would take the session past
+    /// `max_cost`. The prompt is estimated at 3.5 characters a token.
+    fn over_budget(&self, request: &ModelRequest) -> Option<Outcome> {
+        let limit = self.settings.max_cost?;
+        let spent = self.spent()?;
+        let chars = request.system.len()
+            + request.messages.iter().map(|m| serde_json::to_string(m).map_or(0, |s| s.len())).sum::<usize>()
+            + request.tools.iter().map(|t| t.description.len() + t.schema.to_string().len()).sum::<usize>();
+        let next = (chars as f64 / 3.5) * self.settings.model.input_price.unwrap_or(0.0) / 1e6;
+        (spent + next > limit).then_some(Outcome::BudgetReached { spent, limit })
+    }
+}
+
+/// USD for `usage` at the model's prices; `None` when a price is unknown.
+pub fn cost(usage: Usage, model: &ModelInfo) -> Option<f64> {
+    let input = model.input_price?;
+    let output = model.output_price?;
+    Some((usage.input_tokens as f64 * input + usage.output_tokens as f64 * output) / 1e6)
 }
 
 #[cfg(test)]

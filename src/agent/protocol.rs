@@ -63,9 +63,20 @@ pub enum CallStatus {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum Outcome {
-    Done { answer: String },
-    Failed { message: String },
-    MaxTurns { limit: u32 },
+    Done {
+        answer: String,
+    },
+    Failed {
+        message: String,
+    },
+    MaxTurns {
+        limit: u32,
+    },
+    /// The next request would have taken spending past `--max-cost`.
+    BudgetReached {
+        spent: f64,
+        limit: f64,
+    },
     Interrupted,
 }
 
