@@ -133,7 +133,7 @@ async fn an_approved_edit_is_written_and_its_diff_shown() {
     assert_eq!(h.outcome().await, Outcome::Done { answer: "done".into() });
     assert_eq!(h.file("src/a.rs").as_deref(), Some("fn a() {}\n"));
     let results = tool_results(&server.requests()[1].body);
-    assert_eq!(results, vec![("w".into(), "created src/a.rs (1 lines)".into())]);
+    assert_eq!(results, vec![("w".into(), "created src/a.rs (1 line)".into())]);
 }
 
 #[tokio::test]

@@ -86,7 +86,7 @@ fn write_then_answer(wire: Wire) {
     assert_eq!(std::fs::read_to_string(env.path("hello.txt")).unwrap(), "hi\n");
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 2, "one line per tool call: {stderr}");
-    assert!(lines[0].starts_with("● write_file hello.txt → new, 1 lines"), "{stderr}");
+    assert!(lines[0].starts_with("● write_file hello.txt → new, 1 line"), "{stderr}");
     assert!(lines[1].starts_with("● bash cat hello.txt → exit 0"), "{stderr}");
 
     let requests = server.requests();

@@ -101,7 +101,7 @@ impl FileChange {
     /// `+3 −1`, or `new, 12 lines`.
     pub fn summary(&self) -> String {
         match self.old {
-            None => format!("new, {} lines", line_count(&self.new)),
+            None => format!("new, {}", lines(line_count(&self.new))),
             Some(_) => format!("+{} −{}", self.added, self.removed),
         }
     }
@@ -109,6 +109,11 @@ impl FileChange {
 
 pub fn line_count(text: &str) -> usize {
     text.lines().count()
+}
+
+/// `1 line`, `3 lines`.
+pub fn lines(n: usize) -> String {
+    if n == 1 { "1 line".to_owned() } else { format!("{n} lines") }
 }
 
 pub struct Diff {

@@ -161,7 +161,7 @@ fn read(ctx: &ToolContext, path: &super::WorkPath, offset: u64, limit: u64) -> R
         }
     }
     if offset > total {
-        return Err(format!("offset {offset} is past the end of the file ({total} lines)"));
+        return Err(format!("offset {offset} is past the end of the file ({})", super::files::lines(total as usize)));
     }
     let mut notes = Vec::new();
     if offset > 1 {

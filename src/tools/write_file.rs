@@ -93,7 +93,7 @@ pub(super) fn write(plan: Plan, ctx: &ToolContext) -> ToolOutput {
     }
     let summary = change.summary();
     let content = match &change.old {
-        None => format!("created {} ({} lines)", change.path, files::line_count(&change.new)),
+        None => format!("created {} ({})", change.path, files::lines(files::line_count(&change.new))),
         Some(old) if *old == change.new => format!("{} unchanged (the new content is the same)", change.path),
         Some(_) => format!("wrote {}\n{}", change.path, change.diff),
     };
