@@ -18,12 +18,24 @@ use super::path::WorkPath;
 pub struct Stamp {
     pub len: u64,
     pub mtime: Option<SystemTime>,
-    pub hash: u64,
+    /// `None` for files too big to hash on every read; size and time decide.
+    pub hash: Option<u64>,
 }
 
 impl Stamp {
     pub fn of(bytes: &[u8], meta: &std::fs::Metadata) -> Self {
-        Stamp { len: meta.len(), mtime: meta.modified().ok(), hash: hash(bytes) }
+        Stamp { len: meta.len(), mtime: meta.modified().ok(), hash: Some(hash(bytes)) }
+    }
+
+    /// Whether `current` (with its metadata) is still what was seen.
+    fn matches(&self, current: &[u8], meta: Option<&std::fs::Metadata>) -> bool {
+        if self.len != current.len() as u64 {
+            return false;
+        }
+        match self.hash {
+            Some(h) => h == hash(current),
+            None => meta.and_then(|m| m.modified().ok()) == self.mtime && self.mtime.is_some(),
+        }
     }
 }
 
@@ -58,7 +70,7 @@ impl ReadLedger {
                 "{} exists and has not been read in this session; read it with read_file first, then change it",
                 path.shown
             )),
-            Some(stamp) if stamp.hash != hash(current) || stamp.len != current.len() as u64 => Err(format!(
+            Some(stamp) if !stamp.matches(current, std::fs::metadata(&path.abs).ok().as_ref()) => Err(format!(
                 "{} changed on disk since you read it (someone else edited it); read it again and redo your change on the new content",
                 path.shown
             )),

@@ -100,7 +100,7 @@ fn read(ctx: &ToolContext, path: &super::WorkPath, offset: u64, limit: u64) -> R
         ctx.reads.record(&path.abs, Stamp::of(&bytes, &meta));
     } else {
         // Too big to hash cheaply: size and time stand in for content.
-        ctx.reads.record(&path.abs, Stamp { len: meta.len(), mtime: meta.modified().ok(), hash: 0 });
+        ctx.reads.record(&path.abs, Stamp { len: meta.len(), mtime: meta.modified().ok(), hash: None });
     }
     if meta.len() == 0 {
         return Ok(ToolOutput::ok(format!("{} is empty (0 lines)", path.shown), "empty"));
