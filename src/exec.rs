@@ -10,8 +10,9 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use crate::agent::{Agent, AgentEvent, AgentSettings, CallStatus, Decision, Outcome, UserOp, policy::Rules};
-use crate::config::Config;
+use crate::config::{Config, SandboxMode};
 use crate::provider::{self, Provider};
+use crate::sandbox::{self, Sandbox};
 use crate::tools::{Registry, ToolContext};
 
 /// Exit statuses, as DESIGN.md fixes them.
@@ -27,12 +28,22 @@ pub struct ExecOptions {
 
 /// Builds the session's tool context: confined to the workspace, hew's own
 /// folder off limits, keys hidden from children.
-pub fn tool_context(config: &Config) -> ToolContext {
+/// Says, in `notices`, when the OS sandbox cannot be used.
+pub fn tool_context(config: &Config, notices: &mut Vec<String>) -> ToolContext {
     let mut hidden = vec!["OPENAI_API_KEY".to_owned(), "ANTHROPIC_API_KEY".to_owned()];
     if !hidden.contains(&config.api_key_env) {
         hidden.push(config.api_key_env.clone());
     }
-    ToolContext::new(config.workspace.clone(), vec![config.hew_home.clone()], hidden)
+    let ctx = ToolContext::new(config.workspace.clone(), vec![config.hew_home.clone()], hidden);
+    let sandbox = match config.sandbox {
+        SandboxMode::Off => None,
+        SandboxMode::On if sandbox::kernel_abi().is_none() => {
+            notices.push("this kernel has no Landlock, so commands run without the OS sandbox (approvals and command checks still apply)".into());
+            None
+        }
+        SandboxMode::On => Some(Sandbox::new(&config.workspace, ctx.home.as_deref(), &config.sandbox_writable)),
+    };
+    ctx.with_sandbox(sandbox)
 }
 
 pub async fn run(config: Config, options: ExecOptions) -> i32 {
@@ -52,12 +63,14 @@ pub async fn run(config: Config, options: ExecOptions) -> i32 {
         model: config.model_info(),
         max_cost: config.max_cost,
     };
-    let agent = Agent::new(provider, Arc::new(Registry::standard()), Arc::new(tool_context(&config)), settings);
+    let mut notices = config.notices.clone();
+    let ctx = tool_context(&config, &mut notices);
+    let agent = Agent::new(provider, Arc::new(Registry::standard()), Arc::new(ctx), settings);
     let (ops_tx, ops_rx) = mpsc::unbounded_channel();
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let task = tokio::spawn(agent.run(ops_rx, events_tx));
     let mut out = Output { json: options.json };
-    for notice in &config.notices {
+    for notice in &notices {
         out.notice(notice);
     }
     let model = config.model_info();
@@ -69,12 +82,15 @@ pub async fn run(config: Config, options: ExecOptions) -> i32 {
     }
     let _ = ops_tx.send(UserOp::Submit(options.prompt));
 
-    let mut interrupted = false;
+    // SIGINT, SIGTERM and SIGHUP all stop the task the same way; the exit
+    // status says which (128 + signal number).
+    let mut stop = Signals::new();
+    let mut interrupted: Option<i32> = None;
     let code = loop {
         let event = tokio::select! {
             event = events.recv() => event,
-            _ = tokio::signal::ctrl_c(), if !interrupted => {
-                interrupted = true;
+            signal = stop.next(), if interrupted.is_none() => {
+                interrupted = Some(signal);
                 let _ = ops_tx.send(UserOp::Interrupt);
                 out.notice("interrupted; stopping");
                 continue;
@@ -82,13 +98,48 @@ pub async fn run(config: Config, options: ExecOptions) -> i32 {
         };
         let Some(event) = event else { break EXIT_FAILED };
         if let Some(code) = out.event(event) {
-            break if interrupted { EXIT_INTERRUPTED } else { code };
+            break interrupted.map_or(code, |signal| 128 + signal);
         }
     };
     let _ = ops_tx.send(UserOp::Shutdown);
     // The agent has finished its turn; give it a moment to wind down.
     let _ = tokio::time::timeout(Duration::from_secs(1), task).await;
+    crate::tools::bash::kill_all();
     code
+}
+
+/// The signals that end a headless run.
+struct Signals {
+    term: Option<tokio::signal::unix::Signal>,
+    hup: Option<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    fn new() -> Self {
+        use tokio::signal::unix::{SignalKind, signal};
+        Signals { term: signal(SignalKind::terminate()).ok(), hup: signal(SignalKind::hangup()).ok() }
+    }
+
+    /// Waits for the next stop signal and returns its number.
+    async fn next(&mut self) -> i32 {
+        let term = async {
+            match &mut self.term {
+                Some(s) => s.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        let hup = async {
+            match &mut self.hup {
+                Some(s) => s.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => libc::SIGINT,
+            _ = term => libc::SIGTERM,
+            _ = hup => libc::SIGHUP,
+        }
+    }
 }
 
 struct Output {

@@ -6,4 +6,6 @@ pub mod config;
 pub mod exec;
 pub mod logging;
 pub mod provider;
+pub mod safety;
+pub mod sandbox;
 pub mod tools;

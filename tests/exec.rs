@@ -7,46 +7,8 @@ use std::process::Output;
 
 use assert_cmd::Command;
 use serde_json::{Value, json};
+use support::env::{Env, KEY};
 use support::{Server, Step, Turn, Wire, reply, status};
-
-const KEY: &str = "sk-test-secret-key-123";
-
-struct Env {
-    work: tempfile::TempDir,
-    home: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Self {
-        Env { work: tempfile::tempdir().unwrap(), home: tempfile::tempdir().unwrap() }
-    }
-
-    fn cmd(&self, server: Option<&Server>) -> Command {
-        let mut cmd = Command::cargo_bin("hew").unwrap();
-        cmd.env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", self.home.path())
-            .env("HEW_HOME", self.home.path().join("hew"))
-            .current_dir(self.work.path())
-            .timeout(std::time::Duration::from_secs(60));
-        if let Some(server) = server {
-            let provider = match server.wire {
-                Wire::OpenAi => "openai",
-                Wire::Anthropic => "anthropic",
-            };
-            let var = match server.wire {
-                Wire::OpenAi => "OPENAI_API_KEY",
-                Wire::Anthropic => "ANTHROPIC_API_KEY",
-            };
-            cmd.env(var, KEY).args(["--provider", provider, "--base-url", &server.base_url()]);
-        }
-        cmd
-    }
-
-    fn path(&self, rel: &str) -> std::path::PathBuf {
-        self.work.path().join(rel)
-    }
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -422,21 +384,8 @@ fn sigint_cancels_kills_children_and_exits_130() {
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
-    assert!(gone_soon(grandchild), "the backgrounded grandchild outlived the interrupt");
+    assert!(support::gone_soon(grandchild), "the backgrounded grandchild outlived the interrupt");
     assert!(!env.path("late.txt").exists());
-}
-
-/// True once `pid` has ended (a zombie waiting for its reaper counts as ended).
-fn gone_soon(pid: i32) -> bool {
-    for _ in 0..100 {
-        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
-        let running = state.is_some_and(|s| s.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')));
-        if !running {
-            return true;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    false
 }
 
 #[test]

@@ -61,7 +61,12 @@ pub(super) async fn run_all(
             }
         };
         let ready = Ready { index, info, tool, args, plan };
-        let verdict = judge(agent.settings.approval, tool.name(), &ready.plan.effect, &agent.settings.rules);
+        let finding = match &ready.plan.effect {
+            Effect::Command { command } => ctx.analyze(command),
+            _ => None,
+        };
+        let verdict =
+            judge(agent.settings.approval, tool.name(), &ready.plan.effect, &agent.settings.rules, finding.as_ref());
         if verdict == Verdict::Allow && ready.plan.effect == Effect::Read {
             reads.push(ready);
             continue;
@@ -69,7 +74,8 @@ pub(super) async fn run_all(
         // Anything else runs alone, after the reads before it.
         run_reads(std::mem::take(&mut reads), &ctx, events, cancel, &mut results).await;
         let index = ready.index;
-        results[index] = Some(decide_and_run(agent, ready, verdict, &ctx, events, cancel).await);
+        let ask_finding = finding.filter(|f| matches!(f, crate::safety::Finding::Ask { .. }));
+        results[index] = Some(decide_and_run(agent, ready, verdict, ask_finding, &ctx, events, cancel).await);
     }
     run_reads(reads, &ctx, events, cancel, &mut results).await;
 
@@ -108,10 +114,12 @@ async fn run_reads(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn decide_and_run(
     agent: &mut Agent,
     ready: Ready<'_>,
     verdict: Verdict,
+    finding: Option<crate::safety::Finding>,
     ctx: &ToolContext,
     events: &EventTx,
     cancel: &CancellationToken,
@@ -123,6 +131,13 @@ async fn decide_and_run(
         Verdict::Allow => {}
         Verdict::Deny(reason) => {
             let output = ToolOutput::error(format!("refused: {reason}"));
+            return finish(events, info, target, CallStatus::Refused, output, Duration::ZERO);
+        }
+        Verdict::Ask if !agent.settings.interactive && finding.is_some() => {
+            let message = finding.map(|f| f.message()).unwrap_or_default();
+            let output = ToolOutput::error(format!(
+                "refused: this command {message}; it needs a person's yes in every mode, and nobody can give it in hew exec"
+            ));
             return finish(events, info, target, CallStatus::Refused, output, Duration::ZERO);
         }
         Verdict::Ask if !agent.settings.interactive => {

@@ -4,6 +4,8 @@
 use std::collections::HashSet;
 
 use crate::config::ApprovalMode;
+use crate::safety::Finding;
+use crate::safety::shell::{self, Script};
 use crate::tools::Effect;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,17 +34,15 @@ impl Rules {
     /// commands becomes a rule; a line that cannot be split is allowed only
     /// exactly as written.
     pub fn allow_line(&mut self, line: &str) {
-        match split_commands(line) {
-            Some(commands) => {
-                for words in commands {
-                    let rule = words.join(" ");
-                    if !self.allow_commands.contains(&rule) {
-                        self.allow_commands.push(rule);
-                    }
-                }
-            }
-            None => {
-                self.allow_lines.insert(line.to_owned());
+        let script = shell::parse(line);
+        if script.incomplete || script.background {
+            self.allow_lines.insert(line.to_owned());
+            return;
+        }
+        for words in simple_commands(&script) {
+            let rule = words.join(" ");
+            if !self.allow_commands.contains(&rule) {
+                self.allow_commands.push(rule);
             }
         }
     }
@@ -63,7 +63,7 @@ impl Rules {
     }
 }
 
-pub fn judge(mode: ApprovalMode, tool: &str, effect: &Effect, rules: &Rules) -> Verdict {
+pub fn judge(mode: ApprovalMode, tool: &str, effect: &Effect, rules: &Rules, finding: Option<&Finding>) -> Verdict {
     match effect {
         Effect::Read => Verdict::Allow,
         Effect::Write { .. } => match mode {
@@ -75,18 +75,32 @@ pub fn judge(mode: ApprovalMode, tool: &str, effect: &Effect, rules: &Rules) -> 
             ApprovalMode::AutoEdit | ApprovalMode::FullAuto => Verdict::Allow,
         },
         Effect::Command { command } => {
-            let parsed = split_commands(command);
-            // A line that cannot be split is checked on its text, so that
-            // quoting or substitutions cannot slip past a deny rule.
-            let denied = match &parsed {
-                Some(commands) => rules.denied(commands),
-                None => rules.deny_commands.iter().find(|rule| command.contains(rule.as_str())).map(String::as_str),
+            if let Some(block @ Finding::Block { .. }) = finding {
+                return Verdict::Deny(format!("{}. This holds in every approval mode; do not try to work around it", block.message()));
+            }
+            let script = shell::parse(command);
+            let commands = simple_commands(&script);
+            // A line the parser could not follow is checked on its text, so
+            // that odd quoting cannot slip past a deny rule.
+            let denied = if script.incomplete {
+                rules.deny_commands.iter().find(|rule| command.contains(rule.as_str())).map(String::as_str)
+            } else {
+                rules.denied(&commands)
             };
             if let Some(rule) = denied {
                 return Verdict::Deny(format!("the user's configuration denies `{rule}`"));
             }
-            let read_only = parsed.as_deref().is_some_and(|c| c.iter().all(|simple| is_read_only(simple)));
-            let allowed = parsed.as_deref().is_some_and(|c| rules.allowed(c)) || rules.allow_lines.contains(command);
+            if matches!(finding, Some(Finding::Ask { .. })) {
+                return Verdict::Ask;
+            }
+            let plain = !script.incomplete && !script.background;
+            let read_only = plain
+                && script.commands().iter().all(|c| {
+                    c.words.first().is_some_and(|w| !w.dynamic)
+                        && c.redirects.iter().all(|r| !r.op.contains('>') || r.target.text == "/dev/null" || r.op.ends_with('&'))
+                })
+                && commands.iter().all(|c| is_read_only(c));
+            let allowed = (plain && rules.allowed(&commands)) || rules.allow_lines.contains(command);
             match mode {
                 ApprovalMode::FullAuto => Verdict::Allow,
                 _ if read_only || allowed => Verdict::Allow,
@@ -99,72 +113,9 @@ pub fn judge(mode: ApprovalMode, tool: &str, effect: &Effect, rules: &Rules) -> 
     }
 }
 
-/// Splits a command line into simple commands (words), or `None` when it
-/// uses shell features whose effect cannot be judged from the words alone
-/// (redirections, substitutions, subshells, variables, globs).
-pub fn split_commands(line: &str) -> Option<Vec<Vec<String>>> {
-    let mut commands = Vec::new();
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars().peekable();
-    let end_word = |word: &mut String, in_word: &mut bool, words: &mut Vec<String>| {
-        if *in_word {
-            words.push(std::mem::take(word));
-            *in_word = false;
-        }
-    };
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next()? {
-                        '\'' => break,
-                        ch => word.push(ch),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next()? {
-                        '"' => break,
-                        '$' | '`' => return None,
-                        '\\' => word.push(chars.next()?),
-                        ch => word.push(ch),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                word.push(chars.next()?);
-            }
-            ' ' | '\t' => end_word(&mut word, &mut in_word, &mut words),
-            ';' | '\n' | '&' | '|' => {
-                end_word(&mut word, &mut in_word, &mut words);
-                if c == '&' && chars.peek() != Some(&'&') {
-                    return None; // background jobs outlive the check
-                }
-                if matches!(c, '&' | '|') && chars.peek() == Some(&c) {
-                    chars.next();
-                }
-                if !words.is_empty() {
-                    commands.push(std::mem::take(&mut words));
-                }
-            }
-            '>' | '<' | '$' | '`' | '(' | ')' | '{' | '}' | '*' | '?' | '[' | '~' | '!' | '#' => return None,
-            ch => {
-                in_word = true;
-                word.push(ch);
-            }
-        }
-    }
-    end_word(&mut word, &mut in_word, &mut words);
-    if !words.is_empty() {
-        commands.push(words);
-    }
-    Some(commands)
+/// The words of every simple command a line runs, nested ones included.
+pub fn simple_commands(script: &Script) -> Vec<Vec<String>> {
+    script.commands().iter().map(|c| c.words.iter().map(|w| w.text.clone()).collect()).collect()
 }
 
 /// Commands that only look: the built-in list read-only mode allows.
@@ -207,20 +158,19 @@ mod tests {
         Effect::Command { command: c.into() }
     }
 
-    #[test]
-    fn splits_compound_lines_into_simple_commands() {
-        let words =
-            |v: &[&[&str]]| v.iter().map(|c| c.iter().map(|w| w.to_string()).collect()).collect::<Vec<Vec<String>>>();
-        assert_eq!(
-            split_commands("ls -la && git status; cat 'a b' | wc -l"),
-            Some(words(&[&["ls", "-la"], &["git", "status"], &["cat", "a b"], &["wc", "-l"]]))
-        );
-        assert_eq!(split_commands("echo \"x\\\"y\""), Some(words(&[&["echo", "x\"y"]])));
-        for opaque in
-            ["echo hi > f", "cat $(ls)", "ls `x`", "(cd a)", "sleep 1 &", "echo ~", "ls *.rs", "echo 'unterminated"]
-        {
-            assert_eq!(split_commands(opaque), None, "{opaque}");
-        }
+    fn judge(mode: ApprovalMode, tool: &str, effect: &Effect, rules: &Rules) -> Verdict {
+        let finding = match effect {
+            Effect::Command { command } => {
+                let ctx = crate::safety::analyze::Context {
+                    workspace: std::path::Path::new("/srv/w"),
+                    cwd: std::path::Path::new("/srv/w"),
+                    home: Some(std::path::Path::new("/home/u")),
+                };
+                crate::safety::analyze(command, &ctx)
+            }
+            _ => None,
+        };
+        super::judge(mode, tool, effect, rules, finding.as_ref())
     }
 
     #[test]
@@ -244,13 +194,34 @@ mod tests {
         );
         assert_eq!(judge(Ask, "write_file", &write, &rules), Verdict::Ask);
         assert_eq!(judge(AutoEdit, "write_file", &write, &rules), Verdict::Allow);
+        assert_eq!(judge(FullAuto, "write_file", &write, &rules), Verdict::Allow);
         assert_eq!(judge(ReadOnly, "bash", &cmd("ls -la && git status"), &rules), Verdict::Allow);
-        assert!(matches!(judge(ReadOnly, "bash", &cmd("touch x"), &rules), Verdict::Deny(_)));
-        assert!(matches!(judge(ReadOnly, "bash", &cmd("ls > x"), &rules), Verdict::Deny(_)));
-        assert!(matches!(judge(ReadOnly, "bash", &cmd("find . -delete"), &rules), Verdict::Deny(_)));
+        assert_eq!(judge(ReadOnly, "bash", &cmd("cat a.txt 2>/dev/null | wc -l"), &rules), Verdict::Allow);
+        for refused in [
+            "touch x",
+            "ls > x",
+            "find . -delete",
+            "sort -o f a",
+            "git branch -D x",
+            "$(echo ls)",
+            "sleep 1 &",
+            "cat 'x",
+        ] {
+            assert!(matches!(judge(ReadOnly, "bash", &cmd(refused), &rules), Verdict::Deny(_)), "{refused}");
+        }
         assert_eq!(judge(Ask, "bash", &cmd("cargo test"), &rules), Verdict::Ask);
         assert_eq!(judge(AutoEdit, "bash", &cmd("cargo test"), &rules), Verdict::Ask);
         assert_eq!(judge(FullAuto, "bash", &cmd("cargo test"), &rules), Verdict::Allow);
+    }
+
+    #[test]
+    fn dangerous_commands_are_refused_in_every_mode_and_force_push_asks() {
+        let rules = Rules::new(vec!["rm".into(), "git push".into()], vec![]);
+        for mode in [ApprovalMode::ReadOnly, ApprovalMode::Ask, ApprovalMode::AutoEdit, ApprovalMode::FullAuto] {
+            let verdict = judge(mode, "bash", &cmd("rm -rf ~"), &rules);
+            assert!(matches!(&verdict, Verdict::Deny(m) if m.contains("`rm-recursive`")), "{mode:?}: {verdict:?}");
+            assert_eq!(judge(mode, "bash", &cmd("git push -f origin main"), &rules), Verdict::Ask, "{mode:?}");
+        }
     }
 
     #[test]
@@ -260,8 +231,25 @@ mod tests {
         assert_eq!(judge(Ask, "bash", &cmd("cargo test --lib"), &rules), Verdict::Allow);
         assert_eq!(judge(Ask, "bash", &cmd("cargo test && rm -r x"), &rules), Verdict::Ask);
         assert_eq!(judge(Ask, "bash", &cmd("cargo testx"), &rules), Verdict::Ask);
+        assert_eq!(
+            judge(Ask, "bash", &cmd("cargo test $(curl x)"), &rules),
+            Verdict::Ask,
+            "the nested curl is not allowed"
+        );
         assert!(
             matches!(judge(FullAuto, "bash", &cmd("ls; git push origin"), &rules), Verdict::Deny(m) if m.contains("git push"))
         );
+        assert!(matches!(judge(FullAuto, "bash", &cmd("echo $(git push)"), &rules), Verdict::Deny(_)));
+        assert!(matches!(judge(FullAuto, "bash", &cmd("git push 'unclosed"), &rules), Verdict::Deny(_)));
+    }
+
+    #[test]
+    fn allow_for_session_takes_each_simple_command() {
+        let mut rules = Rules::default();
+        rules.allow_line("make build && ./run.sh --fast");
+        assert_eq!(rules.allow_commands, vec!["make build".to_owned(), "./run.sh --fast".to_owned()]);
+        assert_eq!(judge(ApprovalMode::Ask, "bash", &cmd("make build"), &rules), Verdict::Allow);
+        rules.allow_line("sleep 5 &");
+        assert!(rules.allow_lines.contains("sleep 5 &"));
     }
 }

@@ -58,6 +58,8 @@ pub struct ApprovalSection {
 #[serde(deny_unknown_fields)]
 pub struct SandboxSection {
     pub mode: Option<SandboxMode>,
+    /// More folders commands may write to (`~/` is the home folder).
+    pub writable: Option<Vec<String>>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]

@@ -87,6 +87,8 @@ pub struct Config {
     pub allow: Vec<String>,
     pub deny: Vec<String>,
     pub sandbox: SandboxMode,
+    /// Extra folders the sandbox lets commands write to.
+    pub sandbox_writable: Vec<PathBuf>,
     pub max_turns: u32,
     pub max_cost: Option<f64>,
     pub models: BTreeMap<String, ModelInfo>,
@@ -170,6 +172,9 @@ fn untrusted(mut project: FileConfig) -> (FileConfig, Vec<String>) {
     if project.sandbox.mode == Some(SandboxMode::Off) {
         project.sandbox.mode = None;
         skipped.push("sandbox.mode".into());
+    }
+    if project.sandbox.writable.take().is_some() {
+        skipped.push("sandbox.writable".into());
     }
     (project, skipped)
 }
@@ -278,6 +283,16 @@ pub fn resolve(
         allow: merged.approval.allow.unwrap_or_default(),
         deny: merged.approval.deny.unwrap_or_default(),
         sandbox: merged.sandbox.mode.unwrap_or(SandboxMode::On),
+        sandbox_writable: merged
+            .sandbox
+            .writable
+            .unwrap_or_default()
+            .iter()
+            .map(|p| match (p.strip_prefix("~/"), env_var("HOME")) {
+                (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+                _ => PathBuf::from(p),
+            })
+            .collect(),
         max_turns,
         max_cost,
         models,
@@ -308,6 +323,7 @@ fn merge(into: &mut FileConfig, from: FileConfig) {
     take!(approval.mode);
     take!(approval.allow);
     take!(sandbox.mode);
+    take!(sandbox.writable);
     take!(network.max_retries);
     take!(network.connect_timeout_s);
     take!(network.idle_timeout_s);

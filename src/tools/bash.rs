@@ -116,11 +116,23 @@ async fn run(
     for name in &ctx.hidden_env {
         cmd.env_remove(name);
     }
+    if let Some(sandbox) = &ctx.sandbox {
+        let mut ruleset = Some(sandbox.prepare().map_err(std::io::Error::other)?);
+        // SAFETY: the closure runs in the forked child before exec; it only
+        // calls prctl and landlock_restrict_self on a ruleset built above.
+        unsafe {
+            cmd.pre_exec(move || match ruleset.take() {
+                Some(ruleset) => crate::sandbox::enter(ruleset),
+                None => Ok(()),
+            });
+        }
+    }
     let mut child = cmd.spawn()?;
     // The Command holds our copies of the pipe's write end; drop them so
     // the reader sees end-of-file when the command's side closes.
     drop(cmd);
     let pgid = child.id().map(|id| id as i32);
+    let _group = pgid.map(LiveGroup::register);
     let capture = Arc::new(Mutex::new(Capture::default()));
     let (done_tx, done_rx) = tokio::sync::oneshot::channel();
     let sink = Arc::clone(&capture);
@@ -149,6 +161,7 @@ async fn run(
     if let Some(pgid) = pgid {
         kill_group(pgid);
     }
+    drop(_group);
     if !matches!(ending, Ending::Exited(_)) {
         let _ = child.wait().await;
     }
@@ -195,7 +208,44 @@ async fn run(
     if let Some(note) = note {
         content.push_str(&format!("\n[{note}]"));
     }
+    let denied = |t: &str| t.contains("Permission denied") || t.contains("Read-only file system");
+    if ctx.sandbox.is_some() && (denied(&content) || full.as_deref().is_some_and(denied)) {
+        content.push_str(
+            "\n[note: commands run in a sandbox that can write only inside the workspace and the temp folder]",
+        );
+    }
     Ok(ToolOutput { content, full, is_error, summary })
+}
+
+/// Process groups of commands still running, so hew can end them all when
+/// it exits, whatever path it exits by.
+static LIVE: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
+
+struct LiveGroup(i32);
+
+impl LiveGroup {
+    fn register(pgid: i32) -> Self {
+        if let Ok(mut live) = LIVE.lock() {
+            live.push(pgid);
+        }
+        LiveGroup(pgid)
+    }
+}
+
+impl Drop for LiveGroup {
+    fn drop(&mut self) {
+        if let Ok(mut live) = LIVE.lock() {
+            live.retain(|&g| g != self.0);
+        }
+    }
+}
+
+/// Kills every command group still running. Called on hew's way out.
+pub fn kill_all() {
+    let groups = LIVE.lock().map(|live| live.clone()).unwrap_or_default();
+    for pgid in groups {
+        kill_group(pgid);
+    }
 }
 
 /// Kills every process in the group. The group may already be gone.

@@ -85,6 +85,10 @@ pub struct ToolContext {
     pub reads: ReadLedger,
     /// Environment variables children must not see (API keys).
     pub hidden_env: Vec<String>,
+    /// The user's home folder, for the safety rules (`rm -rf ~`).
+    pub home: Option<PathBuf>,
+    /// The OS sandbox commands run in; `None` when off or unsupported.
+    pub sandbox: Option<crate::sandbox::Sandbox>,
 }
 
 impl ToolContext {
@@ -94,7 +98,23 @@ impl ToolContext {
             jail: Confinement::new(workspace, protected),
             reads: ReadLedger::default(),
             hidden_env,
+            home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
+            sandbox: None,
         }
+    }
+
+    /// Runs commands in `sandbox` from now on.
+    pub fn with_sandbox(mut self, sandbox: Option<crate::sandbox::Sandbox>) -> Self {
+        self.sandbox = sandbox;
+        self
+    }
+
+    /// What the command-safety rules say about `command` run from the current folder.
+    pub fn analyze(&self, command: &str) -> Option<crate::safety::Finding> {
+        let cwd = self.cwd();
+        let home = self.home.as_ref().map(|h| h.canonicalize().unwrap_or_else(|_| h.clone()));
+        let ctx = crate::safety::analyze::Context { workspace: self.jail.root(), cwd: &cwd, home: home.as_deref() };
+        crate::safety::analyze(command, &ctx)
     }
 
     pub fn cwd(&self) -> PathBuf {

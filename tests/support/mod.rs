@@ -3,6 +3,8 @@
 //! streams, and records every request it receives.
 #![allow(dead_code)]
 
+pub mod env;
+
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -307,4 +309,17 @@ pub fn sse(wire: Wire, turn: &Turn) -> String {
         }
     }
     out
+}
+
+/// True once `pid` has ended (a zombie waiting for its reaper counts as ended).
+pub fn gone_soon(pid: i32) -> bool {
+    for _ in 0..100 {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
+        let running = state.is_some_and(|s| s.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')));
+        if !running {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    false
 }
