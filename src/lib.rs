@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod config;
 pub mod exec;
+pub mod hunks;
 pub mod logging;
 pub mod provider;
 pub mod safety;
