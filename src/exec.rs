@@ -173,7 +173,7 @@ impl Output {
             self.line(&event.to_json().to_string());
         }
         match event {
-            AgentEvent::ToolFinished { call, target, status, output, duration } if !self.json => {
+            AgentEvent::ToolFinished { call, target, status, output, duration, .. } if !self.json => {
                 let mark = match status {
                     CallStatus::Ok => "●",
                     CallStatus::Error => "✗",

@@ -201,13 +201,17 @@ async fn decide_and_run(
         }
     }
     let _ = events.send(AgentEvent::ToolStarted { id: info.id.clone(), target: plan.target.clone() });
+    let change = match &plan.effect {
+        Effect::Write { change } => Some(change.clone()),
+        _ => None,
+    };
     let started = Instant::now();
     let mut output = tool.execute(&args, plan, ctx, cancel.clone()).await;
     if let Some(note) = note {
         output.content = format!("The user changed your proposal before applying it: {note}\n{}", output.content);
     }
     let status = status_of(&output, cancel);
-    finish(events, info, target, status, output, started.elapsed())
+    finish_change(events, info, target, status, output, started.elapsed(), change)
 }
 
 fn status_of(output: &ToolOutput, cancel: &CancellationToken) -> CallStatus {
@@ -231,7 +235,22 @@ fn finish(
     output: ToolOutput,
     duration: Duration,
 ) -> ToolResult {
+    finish_change(events, call, target, status, output, duration, None)
+}
+
+/// [`finish`] for a call that changed a file: the change goes to the front
+/// ends, which show it as a diff.
+fn finish_change(
+    events: &EventTx,
+    call: CallInfo,
+    target: Option<String>,
+    status: CallStatus,
+    output: ToolOutput,
+    duration: Duration,
+    change: Option<FileChange>,
+) -> ToolResult {
     let result = ToolResult { call_id: call.id.clone(), content: output.content.clone(), is_error: output.is_error };
-    let _ = events.send(AgentEvent::ToolFinished { call, target, status, output, duration });
+    let change = change.filter(|_| status == CallStatus::Ok);
+    let _ = events.send(AgentEvent::ToolFinished { call, target, status, output, duration, change });
     result
 }

@@ -65,6 +65,7 @@ impl Agent {
     /// Serves requests until `Shutdown` or the op channel closes.
     pub async fn run(mut self, mut ops: mpsc::UnboundedReceiver<UserOp>, events: EventTx) {
         let mut queued: VecDeque<String> = VecDeque::new();
+        let mut deferred: Vec<UserOp> = Vec::new();
         let mut closing = false;
         while !closing {
             let prompt = match queued.pop_front() {
@@ -72,18 +73,22 @@ impl Agent {
                 None => match ops.recv().await {
                     Some(UserOp::Submit(prompt)) => prompt,
                     Some(UserOp::Interrupt) => continue,
+                    Some(op @ (UserOp::SetApproval(_) | UserOp::Clear)) => {
+                        self.apply(op);
+                        continue;
+                    }
                     Some(UserOp::Shutdown) | None => break,
                 },
             };
             let cancel = CancellationToken::new();
-            let turn = self.turn(prompt, &events, &cancel);
-            tokio::pin!(turn);
+            let mut turn = Box::pin(self.turn(prompt, &events, &cancel));
             let outcome = loop {
                 tokio::select! {
                     outcome = &mut turn => break outcome,
                     op = ops.recv(), if !closing => match op {
                         Some(UserOp::Submit(next)) => queued.push_back(next),
                         Some(UserOp::Interrupt) => cancel.cancel(),
+                        Some(op @ (UserOp::SetApproval(_) | UserOp::Clear)) => deferred.push(op),
                         Some(UserOp::Shutdown) | None => {
                             closing = true;
                             cancel.cancel();
@@ -91,7 +96,22 @@ impl Agent {
                     },
                 }
             };
+            drop(turn);
             let _ = events.send(AgentEvent::TurnFinished(outcome));
+            for op in deferred.drain(..) {
+                self.apply(op);
+            }
+        }
+    }
+
+    /// Settings changes from the person, applied between turns.
+    fn apply(&mut self, op: UserOp) {
+        match op {
+            UserOp::SetApproval(mode) => self.settings.approval = mode,
+            UserOp::Clear => {
+                self.history.clear();
+            }
+            _ => {}
         }
     }
 

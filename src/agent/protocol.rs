@@ -7,8 +7,9 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
+use crate::config::ApprovalMode;
 use crate::provider::Usage;
-use crate::tools::{Plan, ToolOutput};
+use crate::tools::{FileChange, Plan, ToolOutput};
 
 #[derive(Debug)]
 pub enum UserOp {
@@ -16,6 +17,10 @@ pub enum UserOp {
     Submit(String),
     /// Stop the running turn: cancel the request or the running command.
     Interrupt,
+    /// Change the approval mode from the next call on.
+    SetApproval(ApprovalMode),
+    /// Forget the conversation (the person's `/clear`).
+    Clear,
     /// End the agent task.
     Shutdown,
 }
@@ -120,6 +125,8 @@ pub enum AgentEvent {
         status: CallStatus,
         output: ToolOutput,
         duration: Duration,
+        /// The file change as written, for calls that changed a file.
+        change: Option<FileChange>,
     },
     Usage {
         request: Usage,
@@ -143,7 +150,7 @@ impl AgentEvent {
             AgentEvent::ToolCall { call } => json!({"type": "tool_call", "call": call}),
             AgentEvent::ApprovalRequest(req) => json!({"type": "approval_request", "call": req.call, "plan": req.plan}),
             AgentEvent::ToolStarted { id, target } => json!({"type": "tool_started", "id": id, "target": target}),
-            AgentEvent::ToolFinished { call, target, status, output, duration } => json!({
+            AgentEvent::ToolFinished { call, target, status, output, duration, change } => json!({
                 "type": "tool_finished",
                 "call": call,
                 "target": target,
@@ -151,6 +158,7 @@ impl AgentEvent {
                 "summary": output.summary,
                 "output": output.content,
                 "duration_ms": duration.as_millis() as u64,
+                "diff": change.as_ref().map(|c| c.diff.as_str()),
             }),
             AgentEvent::Usage { request, total } => json!({"type": "usage", "request": request, "total": total}),
             AgentEvent::Notice(text) => json!({"type": "notice", "text": text}),
