@@ -173,7 +173,10 @@ mod tests {
         assert_eq!(apply_selected(&old, &new, &hunks, &[true, false]), old.replace("line 2\n", "line two\n"));
         assert_eq!(apply_selected(&old, &new, &hunks, &[false, true]), old.replace("line 25\n", ""));
         let note = describe_selection(&hunks, &[true, false]);
-        assert!(note.starts_with("the user applied 1 of 2 hunks: applied hunk 1 (@@ -1,6 +1,6 @@); refused hunk 2"), "{note}");
+        assert!(
+            note.starts_with("the user applied 1 of 2 hunks: applied hunk 1 (@@ -1,6 +1,6 @@); refused hunk 2"),
+            "{note}"
+        );
     }
 
     #[test]

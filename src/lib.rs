@@ -10,3 +10,4 @@ pub mod provider;
 pub mod safety;
 pub mod sandbox;
 pub mod tools;
+pub mod ui;

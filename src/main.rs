@@ -66,18 +66,15 @@ fn main() {
 }
 
 fn run(cli: Cli) -> i32 {
-    let Some(Command::Exec { trust_project, json, prompt }) = cli.command else {
-        eprintln!(
-            "hew: the full-screen interface is not part of this build yet; run `hew exec \"your task\"` (see hew --help)"
-        );
-        return EXIT_USAGE;
-    };
-    let prompt = match read_prompt(prompt) {
-        Ok(prompt) => prompt,
-        Err(message) => {
-            eprintln!("hew: {message}");
-            return EXIT_USAGE;
-        }
+    let (exec, trust_project) = match &cli.command {
+        Some(Command::Exec { trust_project, json, prompt }) => match read_prompt(prompt.clone()) {
+            Ok(prompt) => (Some(ExecOptions { prompt, json: *json }), *trust_project),
+            Err(message) => {
+                eprintln!("hew: {message}");
+                return EXIT_USAGE;
+            }
+        },
+        None => (None, false),
     };
     let c = cli.common;
     let overrides = Overrides {
@@ -89,7 +86,8 @@ fn run(cli: Cli) -> i32 {
         max_turns: c.max_turns,
         max_cost: c.max_cost,
         trust_project,
-        default_approval: Some(ApprovalMode::ReadOnly),
+        // Nobody can answer questions in exec; the TUI asks.
+        default_approval: Some(if exec.is_some() { ApprovalMode::ReadOnly } else { ApprovalMode::Ask }),
     };
     let config = match config::load(&overrides, &|name| std::env::var(name).ok()) {
         Ok(config) => config,
@@ -99,7 +97,7 @@ fn run(cli: Cli) -> i32 {
         }
     };
     let _log = hew::logging::init(&config.hew_home);
-    tracing::info!(provider = %config.provider.name, model = %config.provider.model, "hew exec starting");
+    tracing::info!(provider = %config.provider.name, model = %config.provider.model, tui = exec.is_none(), "hew starting");
     let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -107,7 +105,10 @@ fn run(cli: Cli) -> i32 {
             return exec::EXIT_FAILED;
         }
     };
-    let code = runtime.block_on(exec::run(config, ExecOptions { prompt, json }));
+    let code = match exec {
+        Some(options) => runtime.block_on(exec::run(config, options)),
+        None => runtime.block_on(hew::ui::run(config)),
+    };
     // Do not wait for blocked reader threads of killed commands.
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     code

@@ -35,9 +35,15 @@ pub(super) async fn run_all(
     let mut results: Vec<Option<ToolResult>> = vec![None; calls.len()];
     let mut reads: Vec<Ready> = Vec::new();
 
-    for (index, call) in calls.iter().enumerate() {
-        let info = CallInfo { id: call.id.clone(), name: call.name.clone(), arguments: call.arguments.clone() };
+    // Front ends learn of every call first, so they can show what waits.
+    let infos: Vec<CallInfo> = calls
+        .iter()
+        .map(|call| CallInfo { id: call.id.clone(), name: call.name.clone(), arguments: call.arguments.clone() })
+        .collect();
+    for info in &infos {
         let _ = events.send(AgentEvent::ToolCall { call: info.clone() });
+    }
+    for (index, (call, info)) in calls.iter().zip(infos).enumerate() {
         if cancel.is_cancelled() {
             results[index] = Some(finish(events, info, None, CallStatus::Interrupted, not_run(), Duration::ZERO));
             continue;

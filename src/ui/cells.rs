@@ -57,7 +57,9 @@ impl ToolEntry {
         match &self.state {
             ToolState::Queued => {}
             ToolState::Pending => text.push_str(" — waiting for approval"),
-            ToolState::Running(since) => text.push_str(&format!(" — running {}s", now.duration_since(*since).as_secs())),
+            ToolState::Running(since) => {
+                text.push_str(&format!(" — running {}s", now.duration_since(*since).as_secs()))
+            }
             ToolState::Done(_) => {
                 if let Some(change) = &self.change {
                     text.push_str(&format!(" ({})", change.summary()));
@@ -109,7 +111,10 @@ impl ToolEntry {
             out.push(Line::from(vec![Span::styled("decision ", theme::dim()), Span::raw(decision.clone())]));
         }
         if let Some(duration) = self.duration {
-            out.push(Line::from(vec![Span::styled("took ", theme::dim()), Span::raw(format!("{:.1}s", duration.as_secs_f64()))]));
+            out.push(Line::from(vec![
+                Span::styled("took ", theme::dim()),
+                Span::raw(format!("{:.1}s", duration.as_secs_f64())),
+            ]));
         }
         if let Some(change) = &self.change {
             out.push(label("diff"));
@@ -141,10 +146,16 @@ fn guess_target(call: &CallInfo) -> String {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cell {
     User(String),
-    Assistant { text: String, streaming: bool },
+    Assistant {
+        text: String,
+        streaming: bool,
+    },
     /// An index into [`Transcript::tools`].
     Tool(usize),
-    Notice { text: String, error: bool },
+    Notice {
+        text: String,
+        error: bool,
+    },
 }
 
 /// A cell with its wrapped lines cached per width.
@@ -211,7 +222,11 @@ impl Transcript {
                 let mut lines = Vec::new();
                 for (n, line) in text.lines().enumerate() {
                     let prefix = if n == 0 { Span::styled("› ", theme::user()) } else { Span::raw("  ") };
-                    lines.extend(wrap(Line::from(vec![prefix, Span::styled(line.to_owned(), theme::bold())]), width, &[Span::raw("  ")]));
+                    lines.extend(wrap(
+                        Line::from(vec![prefix, Span::styled(line.to_owned(), theme::bold())]),
+                        width,
+                        &[Span::raw("  ")],
+                    ));
                 }
                 lines
             }
@@ -230,7 +245,11 @@ impl Transcript {
             }
             Cell::Tool(t) => {
                 let entry = &self.tools[*t];
-                let summary = Line::from(vec![entry.status_mark(), Span::raw(" "), Span::styled(entry.summary(now), theme::bold())]);
+                let summary = Line::from(vec![
+                    entry.status_mark(),
+                    Span::raw(" "),
+                    Span::styled(entry.summary(now), theme::bold()),
+                ]);
                 let mut lines = wrap(summary, width, &[Span::raw("  ")]);
                 if entry.expanded {
                     for line in entry.detail_lines(width.saturating_sub(2)) {
@@ -249,17 +268,43 @@ impl Transcript {
                         lines.push(Line::from(spans));
                     }
                     if total > 12 {
-                        lines.push(Line::styled(format!("  … {} more lines (Ctrl-O to expand)", total - 12), theme::dim()));
+                        lines.push(Line::styled(
+                            format!("  … {} more lines (Ctrl-O to expand)", total - 12),
+                            theme::dim(),
+                        ));
                     }
-                } else if let Some(output) = entry.output.as_ref().filter(|o| o.is_error) {
-                    let first = output.content.lines().next().unwrap_or_default().to_owned();
-                    lines.extend(wrap(Line::styled(format!("  {first}"), theme::error()), width, &[Span::raw("    ")]));
+                } else if let Some(output) = &entry.output {
+                    // A glimpse of the output: the error, or the first lines of a command's.
+                    let first = output.content.lines().next().unwrap_or_default();
+                    if output.is_error && !first.starts_with(output.summary.trim_end_matches('…')) {
+                        lines.extend(wrap(
+                            Line::styled(format!("  {first}"), theme::error()),
+                            width,
+                            &[Span::raw("    ")],
+                        ));
+                    } else if !output.is_error && entry.call.name == "bash" && output.content != "(no output)" {
+                        let total = output.content.lines().count();
+                        for line in output.content.lines().take(3) {
+                            lines.push(Line::styled(
+                                format!("  {}", super::wrap::truncate(line, width.saturating_sub(2))),
+                                theme::dim(),
+                            ));
+                        }
+                        if total > 3 {
+                            lines.push(Line::styled(
+                                format!("  … {} more lines (Ctrl-O to expand)", total - 3),
+                                theme::dim(),
+                            ));
+                        }
+                    }
                 }
                 lines
             }
             Cell::Notice { text, error } => {
                 let style = if *error { theme::error() } else { theme::dim() };
-                text.lines().flat_map(|l| wrap(Line::styled(format!("· {l}"), style), width, &[Span::raw("  ")])).collect()
+                text.lines()
+                    .flat_map(|l| wrap(Line::styled(format!("· {l}"), style), width, &[Span::raw("  ")]))
+                    .collect()
             }
         };
         out.push(Line::default());

@@ -46,7 +46,8 @@ impl Composer {
     }
 
     fn reset(&mut self, text: &str) {
-        let lines: Vec<String> = if text.is_empty() { vec![String::new()] } else { text.lines().map(str::to_owned).collect() };
+        let lines: Vec<String> =
+            if text.is_empty() { vec![String::new()] } else { text.lines().map(str::to_owned).collect() };
         self.area = TextArea::new(lines);
         self.area.set_cursor_line_style(Style::new());
         self.area.set_placeholder_text("Ask hew to change something…  (/help for commands)");
@@ -104,7 +105,8 @@ impl Composer {
             }
             KeyCode::Tab if self.text().starts_with('/') => {
                 let text = self.text();
-                let matches: Vec<&str> = COMMANDS.iter().map(|(c, _)| *c).filter(|c| c.starts_with(text.trim())).collect();
+                let matches: Vec<&str> =
+                    COMMANDS.iter().map(|(c, _)| *c).filter(|c| c.starts_with(text.trim())).collect();
                 if let [only] = matches.as_slice() {
                     self.reset(&format!("{only} "));
                 }

@@ -20,7 +20,12 @@ pub struct Selection<'a> {
 }
 
 /// The lines, and the index of each hunk's first line among them.
-pub fn render(path: &str, hunks: &[Hunk], width: usize, selection: Option<Selection>) -> (Vec<Line<'static>>, Vec<usize>) {
+pub fn render(
+    path: &str,
+    hunks: &[Hunk],
+    width: usize,
+    selection: Option<Selection>,
+) -> (Vec<Line<'static>>, Vec<usize>) {
     let mut out = Vec::new();
     let mut starts = Vec::new();
     let digits = hunks
@@ -53,7 +58,8 @@ pub fn render(path: &str, hunks: &[Hunk], width: usize, selection: Option<Select
             };
             let number = |n: Option<usize>| n.map(|n| format!("{n:>digits$}")).unwrap_or_else(|| " ".repeat(digits));
             let gutter = format!("{} {} ", number(line.old_no), number(line.new_no));
-            let mut spans = vec![Span::styled(gutter.clone(), theme::dim()), Span::styled(format!("{sign} "), sign_style)];
+            let mut spans =
+                vec![Span::styled(gutter.clone(), theme::dim()), Span::styled(format!("{sign} "), sign_style)];
             let parts = colored.as_ref().and_then(|c| c.get(n)).cloned();
             spans.extend(styled_text(&line.text, parts, base, &line.emphasis, emph));
             let indent = vec![Span::styled(" ".repeat(gutter.len() + 2), theme::dim())];
@@ -68,7 +74,13 @@ pub fn render(path: &str, hunks: &[Hunk], width: usize, selection: Option<Select
 
 /// Merges syntax colors (foreground), the line's tint (background) and the
 /// changed-word emphasis into spans.
-fn styled_text(text: &str, parts: Option<Vec<(Style, String)>>, base: Style, emphasis: &[Range<usize>], emph: Style) -> Vec<Span<'static>> {
+fn styled_text(
+    text: &str,
+    parts: Option<Vec<(Style, String)>>,
+    base: Style,
+    emphasis: &[Range<usize>],
+    emph: Style,
+) -> Vec<Span<'static>> {
     let text = text.replace('\t', "    ");
     let parts = match parts {
         Some(parts) if parts.iter().map(|(_, t)| t.len()).sum::<usize>() == text.len() => parts,

@@ -18,8 +18,15 @@ pub fn hint_line(keys: &[(&str, &str)]) -> Line<'static> {
 }
 
 /// The hints while the composer has the keyboard.
-pub const IDLE: &[(&str, &str)] =
-    &[("Enter", "send"), ("Alt-Enter", "newline"), ("Ctrl-T", "transcript"), ("Ctrl-L", "tool log"), ("Ctrl-O", "expand"), ("/help", "commands")];
+pub const IDLE: &[(&str, &str)] = &[
+    ("Enter", "send"),
+    ("Alt-Enter", "newline"),
+    ("Ctrl-T", "transcript"),
+    ("Ctrl-L", "tool log"),
+    ("Ctrl-O", "expand"),
+    ("/help", "commands"),
+];
 
 /// The hints while the agent works.
-pub const BUSY: &[(&str, &str)] = &[("Esc", "interrupt"), ("PgUp/PgDn", "scroll"), ("Ctrl-T", "transcript"), ("Ctrl-L", "tool log")];
+pub const BUSY: &[(&str, &str)] =
+    &[("Esc", "interrupt"), ("PgUp/PgDn", "scroll"), ("Ctrl-T", "transcript"), ("Ctrl-L", "tool log")];

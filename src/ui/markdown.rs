@@ -277,7 +277,9 @@ impl Renderer {
         let gutter = Span::styled("▏ ", theme::dim());
         let highlighted = if language.is_empty() { None } else { highlight::highlight(code, language) };
         let lines: Vec<Vec<Span<'static>>> = match highlighted {
-            Some(lines) => lines.into_iter().map(|parts| parts.into_iter().map(|(s, t)| Span::styled(t, s)).collect()).collect(),
+            Some(lines) => {
+                lines.into_iter().map(|parts| parts.into_iter().map(|(s, t)| Span::styled(t, s)).collect()).collect()
+            }
             None => code.lines().map(|l| vec![Span::styled(l.to_owned(), theme::code())]).collect(),
         };
         let mut cont = indent.clone();
@@ -335,7 +337,8 @@ mod tests {
 
     #[test]
     fn headings_lists_quotes_and_rules() {
-        let out = plain("# Title\n\nSome *text* and `code`.\n\n- one\n- two\n  1. nested\n\n> quoted words\n\n---\n", 40);
+        let out =
+            plain("# Title\n\nSome *text* and `code`.\n\n- one\n- two\n  1. nested\n\n> quoted words\n\n---\n", 40);
         assert_eq!(
             out,
             vec![

@@ -82,11 +82,19 @@ pub fn removed() -> Style {
 
 /// The changed words within a changed line.
 pub fn added_emphasis() -> Style {
-    if colors() { bg(Color::Rgb(0x2e, 0x6b, 0x3f)).add_modifier(Modifier::BOLD) } else { Style::new().add_modifier(Modifier::UNDERLINED) }
+    if colors() {
+        bg(Color::Rgb(0x2e, 0x6b, 0x3f)).add_modifier(Modifier::BOLD)
+    } else {
+        Style::new().add_modifier(Modifier::UNDERLINED)
+    }
 }
 
 pub fn removed_emphasis() -> Style {
-    if colors() { bg(Color::Rgb(0x8a, 0x2e, 0x36)).add_modifier(Modifier::BOLD) } else { Style::new().add_modifier(Modifier::UNDERLINED) }
+    if colors() {
+        bg(Color::Rgb(0x8a, 0x2e, 0x36)).add_modifier(Modifier::BOLD)
+    } else {
+        Style::new().add_modifier(Modifier::UNDERLINED)
+    }
 }
 
 pub fn added_sign() -> Style {

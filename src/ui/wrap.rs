@@ -11,7 +11,8 @@ pub fn wrap(line: Line<'static>, width: usize, indent: &[Span<'static>]) -> Vec<
     let width = width.max(1);
     let indent_width: usize = indent.iter().map(|s| s.width()).sum();
     // Characters with their styles; splitting happens between them.
-    let chars: Vec<(char, Style)> = line.spans.iter().flat_map(|s| s.content.chars().map(move |c| (c, s.style))).collect();
+    let chars: Vec<(char, Style)> =
+        line.spans.iter().flat_map(|s| s.content.chars().map(move |c| (c, s.style))).collect();
     let total: usize = chars.iter().map(|(c, _)| c.width().unwrap_or(0)).sum();
     if total <= width {
         return vec![line];
@@ -35,15 +36,22 @@ pub fn wrap(line: Line<'static>, width: usize, indent: &[Span<'static>]) -> Vec<
             used += w;
             end += 1;
         }
+        let mut next = end;
         if end == start {
             end = start + 1; // a character wider than the room: put it alone
-        } else if end < chars.len() && let Some(space) = last_space.filter(|&s| s > start) {
+            next = end;
+        } else if end < chars.len() && chars[end].0 == ' ' {
+            next = end + 1; // the space that did not fit becomes the break
+        } else if end < chars.len()
+            && let Some(space) = last_space.filter(|&s| s > start)
+        {
             end = space + 1; // break after the last space that fits
+            next = end;
         }
         let mut spans: Vec<Span<'static>> = if first { Vec::new() } else { indent.to_vec() };
         spans.extend(to_spans(&chars[start..end]));
         out.push(Line::from(spans).style(line.style));
-        start = end;
+        start = next;
         first = false;
     }
     out
@@ -96,9 +104,10 @@ mod tests {
 
     #[test]
     fn wraps_at_spaces_and_keeps_styles() {
-        let line = Line::from(vec![Span::raw("hello "), Span::styled("brave new", Style::new().bold()), Span::raw(" world")]);
+        let line =
+            Line::from(vec![Span::raw("hello "), Span::styled("brave new", Style::new().bold()), Span::raw(" world")]);
         let wrapped = wrap(line, 11, &[Span::raw("  ")]);
-        assert_eq!(texts(&wrapped), vec!["hello brave ", "  new world"]);
+        assert_eq!(texts(&wrapped), vec!["hello brave", "  new world"]);
         assert_eq!(wrapped[1].spans[1].style, Style::new().bold());
     }
 
