@@ -269,7 +269,7 @@ impl Transcript {
                     }
                     if total > 12 {
                         lines.push(Line::styled(
-                            format!("  … {} more lines (Ctrl-O to expand)", total - 12),
+                            format!("  … {} more (Ctrl-O to expand)", crate::tools::files::lines(total - 12)),
                             theme::dim(),
                         ));
                     }
@@ -292,7 +292,7 @@ impl Transcript {
                         }
                         if total > 3 {
                             lines.push(Line::styled(
-                                format!("  … {} more lines (Ctrl-O to expand)", total - 3),
+                                format!("  … {} more (Ctrl-O to expand)", crate::tools::files::lines(total - 3)),
                                 theme::dim(),
                             ));
                         }

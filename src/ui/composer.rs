@@ -39,7 +39,7 @@ const HISTORY_LIMIT: usize = 500;
 
 impl Composer {
     pub fn new(history_file: Option<PathBuf>) -> Self {
-        let history = history_file.as_ref().map(|p| load_history(p)).unwrap_or_default();
+        let history = history_file.as_ref().map(load_history).unwrap_or_default();
         let mut composer = Composer { area: TextArea::default(), history, browsing: None, history_file };
         composer.reset("");
         composer

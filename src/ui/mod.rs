@@ -261,3 +261,6 @@ impl Signals {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
