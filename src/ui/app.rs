@@ -27,6 +27,8 @@ pub enum Control {
     EditProposal,
     /// Turn mouse capture on or off.
     Mouse(bool),
+    /// Put this text on the clipboard (OSC 52).
+    Copy(String),
 }
 
 /// What the status line knows.
@@ -371,6 +373,20 @@ impl App {
         let (name, arg) = command.split_once(' ').map(|(n, a)| (n, a.trim())).unwrap_or((command, ""));
         match name {
             "quit" | "exit" => return Control::Quit,
+            "copy" => {
+                let last = self.transcript.cells.iter().rev().find_map(|slot| match &slot.cell {
+                    Cell::Assistant { text, .. } if !text.trim().is_empty() => Some(text.clone()),
+                    _ => None,
+                });
+                let text = match (last, arg) {
+                    (Some(text), "code") => super::clipboard::last_code_block(&text),
+                    (text, _) => text,
+                };
+                match text {
+                    Some(text) => return Control::Copy(text),
+                    None => self.notice("nothing to copy yet", true),
+                }
+            }
             "help" => {
                 let mut text = String::from(
                     "Keys: Enter send · Alt-Enter or Ctrl-J newline · Esc interrupt · Ctrl-C interrupt / quit · Ctrl-D quit\n",

@@ -7,6 +7,7 @@
 pub mod app;
 pub mod browser;
 pub mod cells;
+pub mod clipboard;
 pub mod composer;
 pub mod diff;
 pub mod highlight;
@@ -150,6 +151,13 @@ pub async fn run(config: Config) -> i32 {
             Control::Continue => {}
             Control::Quit => break EXIT_OK,
             Control::Mouse(on) => terminal::set_mouse(on),
+            Control::Copy(text) => {
+                app.flash = Some(match clipboard::copy(&text) {
+                    Ok(()) => format!("copied {} characters to the clipboard", text.chars().count()),
+                    Err(e) => format!("cannot copy: {e}"),
+                });
+                dirty = true;
+            }
             Control::EditPrompt => {
                 let text = app.composer.text();
                 if let Some(edited) = edit_externally(&mut terminal, &text, "md") {

@@ -305,3 +305,13 @@ fn narrow_and_tiny_terminals() {
         screen(&mut app, w, h);
     }
 }
+
+#[test]
+fn copy_takes_the_last_answer_or_its_code() {
+    let (mut app, _) = app();
+    app.agent(AgentEvent::AssistantText("Run this:\n\n```sh\ncargo test\n```\n".into()));
+    type_text(&mut app, "/copy code");
+    assert_eq!(app.key(key(KeyCode::Enter)), Control::Copy("cargo test\n".into()));
+    type_text(&mut app, "/copy");
+    assert_eq!(app.key(key(KeyCode::Enter)), Control::Copy("Run this:\n\n```sh\ncargo test\n```\n".into()));
+}
