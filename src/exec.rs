@@ -24,6 +24,8 @@ pub const EXIT_INTERRUPTED: i32 = 130;
 pub struct ExecOptions {
     pub prompt: String,
     pub json: bool,
+    /// A session to continue: an id, a unique prefix, or `last`.
+    pub resume: Option<String>,
 }
 
 /// Builds the session's tool context: confined to the workspace, hew's own
@@ -34,7 +36,8 @@ pub fn tool_context(config: &Config, notices: &mut Vec<String>) -> ToolContext {
     if !hidden.contains(&config.api_key_env) {
         hidden.push(config.api_key_env.clone());
     }
-    let ctx = ToolContext::new(config.workspace.clone(), vec![config.hew_home.clone()], hidden);
+    let protected = vec![config.hew_home.clone(), config.sessions_dir.clone()];
+    let ctx = ToolContext::new(config.workspace.clone(), protected, hidden);
     let sandbox = match config.sandbox {
         SandboxMode::Off => None,
         SandboxMode::On if sandbox::kernel_abi().is_none() => {
@@ -63,9 +66,19 @@ pub async fn run(config: Config, options: ExecOptions) -> i32 {
         model: config.model_info(),
         max_cost: config.max_cost,
     };
+    let opened = match crate::session::open::open(&config, options.resume.as_deref()) {
+        Ok(opened) => opened,
+        Err(e) => {
+            eprintln!("hew: {e}");
+            return EXIT_USAGE;
+        }
+    };
     let mut notices = config.notices.clone();
+    notices.extend(opened.warnings.iter().map(|w| format!("session: {w}")));
     let ctx = tool_context(&config, &mut notices);
-    let agent = Agent::new(provider, Arc::new(Registry::standard()), Arc::new(ctx), settings);
+    let agent = Agent::new(provider, Arc::new(Registry::standard()), Arc::new(ctx), settings)
+        .with_history(opened.history)
+        .with_session(opened.writer);
     let (ops_tx, ops_rx) = mpsc::unbounded_channel();
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let task = tokio::spawn(agent.run(ops_rx, events_tx));

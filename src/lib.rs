@@ -9,5 +9,6 @@ pub mod logging;
 pub mod provider;
 pub mod safety;
 pub mod sandbox;
+pub mod session;
 pub mod tools;
 pub mod ui;

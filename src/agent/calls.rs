@@ -168,6 +168,11 @@ async fn decide_and_run(
                     return finish(events, info, target, CallStatus::Interrupted, not_run(), Duration::ZERO);
                 }
             };
+            events.record(crate::session::Record::Decision {
+                call_id: info.id.clone(),
+                decision: describe(&decision),
+                ts: crate::session::record::now_ms(),
+            });
             match decision {
                 Decision::Approve => {}
                 Decision::AllowForSession => match &plan.effect {
@@ -259,4 +264,16 @@ fn finish_change(
     let change = change.filter(|_| status == CallStatus::Ok);
     let _ = events.send(AgentEvent::ToolFinished { call, target, status, output, duration, change });
     result
+}
+
+/// A decision in words, for the transcript.
+fn describe(decision: &Decision) -> String {
+    match decision {
+        Decision::Approve => "approved".into(),
+        Decision::AllowForSession => "approved and allowed for the session".into(),
+        Decision::ApproveEdited { note, .. } => format!("approved with changes: {note}"),
+        Decision::Refuse { reason: Some(reason) } => format!("refused: {reason}"),
+        Decision::Refuse { reason: None } => "refused".into(),
+        Decision::Stop => "refused and stopped the turn".into(),
+    }
 }

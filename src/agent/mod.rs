@@ -10,7 +10,7 @@ pub mod prompt;
 pub mod protocol;
 
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -19,9 +19,68 @@ pub use protocol::{AgentEvent, ApprovalRequest, CallInfo, CallStatus, Decision, 
 
 use crate::config::{ApprovalMode, ModelInfo};
 use crate::provider::{Assembler, Message, ModelRequest, Provider, ProviderError, Role, StreamEvent, Usage};
+use crate::session::Writer;
+use crate::session::record::{Record, now_ms};
 use crate::tools::{Registry, ToolContext};
 
-pub type EventTx = mpsc::UnboundedSender<AgentEvent>;
+/// Where the agent's events go: to the front end, and (when the session is
+/// saved) into the transcript, as they happen.
+pub struct EventTx {
+    tx: mpsc::UnboundedSender<AgentEvent>,
+    session: Option<Arc<Mutex<Writer>>>,
+}
+
+impl EventTx {
+    /// Records and delivers `event`; false when the front end has gone.
+    pub fn send(&self, event: AgentEvent) -> bool {
+        if let Some(record) = transcript_record(&event) {
+            self.record(record);
+        }
+        self.tx.send(event).is_ok()
+    }
+
+    /// Writes a record that has no event of its own. A failing disk must not
+    /// stop the work: it is logged, once per failure.
+    pub fn record(&self, record: Record) {
+        if let Some(session) = &self.session
+            && let Ok(mut writer) = session.lock()
+            && let Err(e) = writer.append(&record)
+        {
+            tracing::warn!("cannot write the session transcript {}: {e}", writer.path.display());
+        }
+    }
+}
+
+fn transcript_record(event: &AgentEvent) -> Option<Record> {
+    let ts = now_ms();
+    Some(match event {
+        AgentEvent::ToolFinished { call, target, status, output, duration, change } => Record::ToolResult {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            status: *status,
+            content: output.content.clone(),
+            full: output.full.clone(),
+            is_error: output.is_error,
+            summary: output.summary.clone(),
+            target: target.clone(),
+            diff: change.as_ref().map(|c| c.diff.clone()),
+            duration_ms: duration.as_millis() as u64,
+            ts,
+        },
+        AgentEvent::Usage { request, .. } => Record::Usage { usage: *request, ts },
+        AgentEvent::TurnFinished(outcome) => {
+            let word = match outcome {
+                Outcome::Done { .. } => "done".to_owned(),
+                Outcome::Failed { message } => format!("failed: {message}"),
+                Outcome::MaxTurns { limit } => format!("stopped after {limit} round-trips"),
+                Outcome::BudgetReached { limit, .. } => format!("stopped at the ${limit:.2} budget"),
+                Outcome::Interrupted => "interrupted".to_owned(),
+            };
+            Record::Outcome { outcome: word, ts }
+        }
+        _ => return None,
+    })
+}
 
 #[derive(Debug, Clone)]
 pub struct AgentSettings {
@@ -45,6 +104,7 @@ pub struct Agent {
     system: String,
     history: Vec<Message>,
     usage: Usage,
+    session: Option<Arc<Mutex<Writer>>>,
 }
 
 impl Agent {
@@ -55,7 +115,19 @@ impl Agent {
         settings: AgentSettings,
     ) -> Self {
         let system = prompt::system_prompt(ctx.jail.root(), &registry.names(), settings.approval.as_str());
-        Agent { provider, registry, ctx, settings, system, history: Vec::new(), usage: Usage::default() }
+        Agent { provider, registry, ctx, settings, system, history: Vec::new(), usage: Usage::default(), session: None }
+    }
+
+    /// Saves the session through `writer` from now on.
+    pub fn with_session(mut self, writer: Writer) -> Self {
+        self.session = Some(Arc::new(Mutex::new(writer)));
+        self
+    }
+
+    /// Starts from an earlier conversation (a resumed session).
+    pub fn with_history(mut self, history: Vec<Message>) -> Self {
+        self.history = history;
+        self
     }
 
     pub fn history(&self) -> &[Message] {
@@ -63,7 +135,8 @@ impl Agent {
     }
 
     /// Serves requests until `Shutdown` or the op channel closes.
-    pub async fn run(mut self, mut ops: mpsc::UnboundedReceiver<UserOp>, events: EventTx) {
+    pub async fn run(mut self, mut ops: mpsc::UnboundedReceiver<UserOp>, events: mpsc::UnboundedSender<AgentEvent>) {
+        let events = EventTx { tx: events, session: self.session.clone() };
         let mut queued: VecDeque<String> = VecDeque::new();
         let mut deferred: Vec<UserOp> = Vec::new();
         let mut closing = false;
@@ -118,6 +191,7 @@ impl Agent {
     /// One request from the person, through as many model rounds as it takes.
     async fn turn(&mut self, prompt: String, events: &EventTx, cancel: &CancellationToken) -> Outcome {
         let _ = events.send(AgentEvent::TurnStarted { prompt: prompt.clone() });
+        events.record(Record::User { text: prompt.clone(), ts: now_ms() });
         self.history.push(Message::user_text(prompt));
         let specs = self.registry.specs();
         for round in 1..=self.settings.max_turns {
@@ -156,10 +230,12 @@ impl Agent {
                 Err(ProviderError::Cancelled) => return Outcome::Interrupted,
                 Err(error) => {
                     tracing::error!(%error, "model request failed");
+                    events.record(Record::Error { message: error.to_string(), ts: now_ms() });
                     return Outcome::Failed { message: error.to_string() };
                 }
             }
             let completion = assembler.finish();
+            events.record(Record::Assistant { message: completion.message.clone(), ts: now_ms() });
             self.usage.add(completion.usage);
             let _ = events.send(AgentEvent::Usage { request: completion.usage, total: self.usage });
             let text = completion.message.text();

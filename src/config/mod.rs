@@ -80,6 +80,8 @@ pub struct Overrides {
 pub struct Config {
     pub workspace: PathBuf,
     pub hew_home: PathBuf,
+    /// Where session transcripts are kept.
+    pub sessions_dir: PathBuf,
     pub provider: ProviderSettings,
     /// The variable the key came from, so tools can keep it from children.
     pub api_key_env: String,
@@ -100,6 +102,11 @@ impl Config {
     pub fn model_info(&self) -> ModelInfo {
         models::lookup(&self.models, &self.provider.model)
     }
+}
+
+/// The built-in facts about a model, without any configuration.
+pub fn builtin_model(model: &str) -> ModelInfo {
+    models::lookup(&BTreeMap::new(), model)
 }
 
 /// Where hew keeps its own files: `$HEW_HOME`, else `~/.config/hew`.
@@ -270,8 +277,10 @@ pub fn resolve(
         connect_timeout: Duration::from_secs(network.connect_timeout_s.unwrap_or(10).max(1)),
         idle_timeout: Duration::from_secs(network.idle_timeout_s.unwrap_or(300).max(1)),
     };
+    let sessions_dir = crate::session::store::sessions_dir(env).unwrap_or_else(|| hew_home.join("sessions"));
     Ok(Config {
         workspace,
+        sessions_dir,
         hew_home,
         provider,
         api_key_env,

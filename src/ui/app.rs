@@ -93,6 +93,64 @@ impl App {
         }
     }
 
+    /// Shows a resumed session's history: messages, and every tool call
+    /// with its result, decision and output.
+    pub fn load_records(&mut self, records: &[crate::session::Record]) {
+        use crate::session::Record;
+        for record in records {
+            match record {
+                Record::User { text, .. } => {
+                    self.transcript.push(Cell::User(text.clone()));
+                }
+                Record::Assistant { message, .. } => {
+                    let text = message.text();
+                    if !text.trim().is_empty() {
+                        self.transcript.push(Cell::Assistant { text, streaming: false });
+                    }
+                    for call in message.tool_calls() {
+                        let info = crate::agent::CallInfo {
+                            id: call.id.clone(),
+                            name: call.name.clone(),
+                            arguments: call.arguments.clone(),
+                        };
+                        self.transcript.tools.push(ToolEntry::new(info));
+                        let index = self.transcript.tools.len() - 1;
+                        self.transcript.push(Cell::Tool(index));
+                    }
+                }
+                Record::Decision { call_id, decision, .. } => {
+                    if let Some(t) = self.transcript.find_tool(call_id) {
+                        self.transcript.tools[t].decision = Some(decision.clone());
+                    }
+                }
+                Record::ToolResult {
+                    call_id, status, content, full, is_error, summary, target, duration_ms, ..
+                } => {
+                    if let Some(t) = self.transcript.find_tool(call_id) {
+                        let entry = &mut self.transcript.tools[t];
+                        entry.state = ToolState::Done(*status);
+                        entry.target = target.clone();
+                        entry.duration = Some(Duration::from_millis(*duration_ms));
+                        entry.output = Some(crate::tools::ToolOutput {
+                            content: content.clone(),
+                            full: full.clone(),
+                            is_error: *is_error,
+                            summary: summary.clone(),
+                        });
+                    }
+                }
+                Record::Usage { usage, .. } => self.status.usage.add(*usage),
+                Record::Error { message, .. } => self.notice(message.clone(), true),
+                _ => {}
+            }
+        }
+        for entry in &mut self.transcript.tools {
+            if !matches!(entry.state, ToolState::Done(_)) {
+                entry.state = ToolState::Done(CallStatus::Interrupted);
+            }
+        }
+    }
+
     pub fn notice(&mut self, text: impl Into<String>, error: bool) {
         self.transcript.push(Cell::Notice { text: text.into(), error });
     }

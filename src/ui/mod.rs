@@ -36,7 +36,7 @@ use composer::Composer;
 
 const TICK: Duration = Duration::from_millis(100);
 
-pub async fn run(config: Config) -> i32 {
+pub async fn run(config: Config, resume: Option<String>) -> i32 {
     theme::init_from_env();
     let provider: Arc<dyn Provider> = match provider::build(config.provider.clone()) {
         Ok(p) => Arc::from(p),
@@ -45,7 +45,17 @@ pub async fn run(config: Config) -> i32 {
             return EXIT_USAGE;
         }
     };
+    let opened = match crate::session::open::open(&config, resume.as_deref()) {
+        Ok(opened) => opened,
+        Err(e) => {
+            eprintln!("hew: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let session_id = opened.writer.id.clone();
+    let session_path = opened.writer.path.clone();
     let mut notices = config.notices.clone();
+    notices.extend(opened.warnings.iter().map(|w| format!("session: {w}")));
     let ctx = tool_context(&config, &mut notices);
     let sandboxed = ctx.sandbox.is_some();
     let settings = AgentSettings {
@@ -57,7 +67,9 @@ pub async fn run(config: Config) -> i32 {
         model: config.model_info(),
         max_cost: config.max_cost,
     };
-    let agent = Agent::new(provider, Arc::new(Registry::standard()), Arc::new(ctx), settings);
+    let agent = Agent::new(provider, Arc::new(Registry::standard()), Arc::new(ctx), settings)
+        .with_history(opened.history)
+        .with_session(opened.writer);
     let (ops_tx, ops_rx) = mpsc::unbounded_channel();
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let agent_task = tokio::spawn(agent.run(ops_rx, events_tx));
@@ -84,6 +96,10 @@ pub async fn run(config: Config) -> i32 {
     };
     let composer = Composer::new(Some(config.hew_home.join("history")));
     let mut app = App::new(ops_tx.clone(), composer, status);
+    if !opened.records.is_empty() {
+        app.load_records(&opened.records);
+        app.notice(format!("resumed session {session_id}"), false);
+    }
     for notice in notices {
         app.notice(notice, false);
     }
@@ -195,6 +211,9 @@ pub async fn run(config: Config) -> i32 {
     crate::tools::bash::kill_all();
     drop(terminal);
     drop(guard);
+    if session_path.exists() {
+        println!("session {session_id} saved; continue it with: hew --resume {session_id}");
+    }
     code
 }
 
