@@ -73,12 +73,14 @@ pub async fn run(config: Config, options: ExecOptions) -> i32 {
             return EXIT_USAGE;
         }
     };
+    // The records themselves are not needed here: keep outputs in memory once.
+    let crate::session::open::Opened { writer, history, warnings, .. } = opened;
     let mut notices = config.notices.clone();
-    notices.extend(opened.warnings.iter().map(|w| format!("session: {w}")));
+    notices.extend(warnings.iter().map(|w| format!("session: {w}")));
     let ctx = tool_context(&config, &mut notices);
     let agent = Agent::new(provider, Arc::new(Registry::standard()), Arc::new(ctx), settings)
-        .with_history(opened.history)
-        .with_session(opened.writer);
+        .with_history(history)
+        .with_session(writer);
     let (ops_tx, ops_rx) = mpsc::unbounded_channel();
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let task = tokio::spawn(agent.run(ops_rx, events_tx));

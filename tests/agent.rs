@@ -324,3 +324,75 @@ async fn a_retried_stream_does_not_duplicate_text() {
     }
     assert!(retried);
 }
+
+#[tokio::test]
+async fn undo_puts_files_back_after_approval_and_tells_the_model() {
+    let server = Server::start(
+        Wire::OpenAi,
+        vec![
+            reply(Turn::call("w", "write_file", json!({"path": "a.txt", "content": "new\n"}))),
+            reply(Turn::text("written")),
+            reply(Turn::text("noted")),
+        ],
+    );
+    let mut h = start(&server, ApprovalMode::AutoEdit);
+    std::fs::write(h.work.path().join("a.txt"), "old\n").unwrap();
+    // The model must read before it overwrites; here the file is new to it,
+    // so it creates a second file instead.
+    h.ops.send(UserOp::Submit("write".into())).unwrap();
+    h.outcome().await;
+    assert_eq!(h.file("a.txt").as_deref(), Some("old\n"), "an unread file is not overwritten");
+
+    let server = Server::start(
+        Wire::OpenAi,
+        vec![
+            reply(Turn::call("w", "write_file", json!({"path": "b.txt", "content": "made by hew\n"}))),
+            reply(Turn::text("written")),
+            reply(Turn::text("noted")),
+        ],
+    );
+    let mut h = start(&server, ApprovalMode::AutoEdit);
+    h.ops.send(UserOp::Submit("write".into())).unwrap();
+    h.outcome().await;
+    assert_eq!(h.file("b.txt").as_deref(), Some("made by hew\n"));
+    h.ops.send(UserOp::Undo).unwrap();
+    let plan = h.approve(Decision::Approve).await;
+    assert!(plan.target.starts_with("b.txt — delete"), "{}", plan.target);
+    loop {
+        if let AgentEvent::Notice(text) = h.next().await {
+            assert_eq!(text, "undone: b.txt");
+            break;
+        }
+    }
+    assert_eq!(h.file("b.txt"), None);
+    h.ops.send(UserOp::Submit("what now?".into())).unwrap();
+    h.outcome().await;
+    let last = server.requests()[2].body["messages"].as_array().unwrap().last().unwrap().clone();
+    assert!(
+        last["content"].as_str().unwrap().starts_with("[Note from hew: the user undid your file changes"),
+        "{last}"
+    );
+}
+
+#[tokio::test]
+async fn undo_refuses_over_a_persons_later_edit() {
+    let server = Server::start(
+        Wire::Anthropic,
+        vec![
+            reply(Turn::call("w", "write_file", json!({"path": "c.txt", "content": "hew\n"}))),
+            reply(Turn::text("ok")),
+        ],
+    );
+    let mut h = start(&server, ApprovalMode::AutoEdit);
+    h.ops.send(UserOp::Submit("write".into())).unwrap();
+    h.outcome().await;
+    std::fs::write(h.work.path().join("c.txt"), "a person's edit\n").unwrap();
+    h.ops.send(UserOp::Undo).unwrap();
+    loop {
+        if let AgentEvent::Notice(text) = h.next().await {
+            assert!(text.starts_with("undo refused: c.txt changed outside hew"), "{text}");
+            break;
+        }
+    }
+    assert_eq!(h.file("c.txt").as_deref(), Some("a person's edit\n"));
+}

@@ -8,6 +8,7 @@ mod calls;
 pub mod policy;
 pub mod prompt;
 pub mod protocol;
+mod undo;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -105,6 +106,8 @@ pub struct Agent {
     history: Vec<Message>,
     usage: Usage,
     session: Option<Arc<Mutex<Writer>>>,
+    /// Told to the model with the next message.
+    note: Option<String>,
 }
 
 impl Agent {
@@ -115,7 +118,17 @@ impl Agent {
         settings: AgentSettings,
     ) -> Self {
         let system = prompt::system_prompt(ctx.jail.root(), &registry.names(), settings.approval.as_str());
-        Agent { provider, registry, ctx, settings, system, history: Vec::new(), usage: Usage::default(), session: None }
+        Agent {
+            provider,
+            registry,
+            ctx,
+            settings,
+            system,
+            history: Vec::new(),
+            usage: Usage::default(),
+            session: None,
+            note: None,
+        }
     }
 
     /// Saves the session through `writer` from now on.
@@ -146,8 +159,8 @@ impl Agent {
                 None => match ops.recv().await {
                     Some(UserOp::Submit(prompt)) => prompt,
                     Some(UserOp::Interrupt) => continue,
-                    Some(op @ (UserOp::SetApproval(_) | UserOp::Clear)) => {
-                        self.apply(op);
+                    Some(op @ (UserOp::SetApproval(_) | UserOp::Clear | UserOp::Undo)) => {
+                        self.between_turns(op, &events).await;
                         continue;
                     }
                     Some(UserOp::Shutdown) | None => break,
@@ -161,7 +174,7 @@ impl Agent {
                     op = ops.recv(), if !closing => match op {
                         Some(UserOp::Submit(next)) => queued.push_back(next),
                         Some(UserOp::Interrupt) => cancel.cancel(),
-                        Some(op @ (UserOp::SetApproval(_) | UserOp::Clear)) => deferred.push(op),
+                        Some(op @ (UserOp::SetApproval(_) | UserOp::Clear | UserOp::Undo)) => deferred.push(op),
                         Some(UserOp::Shutdown) | None => {
                             closing = true;
                             cancel.cancel();
@@ -171,19 +184,20 @@ impl Agent {
             };
             drop(turn);
             let _ = events.send(AgentEvent::TurnFinished(outcome));
-            for op in deferred.drain(..) {
-                self.apply(op);
+            for op in std::mem::take(&mut deferred) {
+                self.between_turns(op, &events).await;
             }
         }
     }
 
-    /// Settings changes from the person, applied between turns.
-    fn apply(&mut self, op: UserOp) {
+    /// Requests from the person that wait for the current turn to end.
+    async fn between_turns(&mut self, op: UserOp, events: &EventTx) {
         match op {
             UserOp::SetApproval(mode) => self.settings.approval = mode,
             UserOp::Clear => {
                 self.history.clear();
             }
+            UserOp::Undo => undo::undo(self, events).await,
             _ => {}
         }
     }
@@ -192,6 +206,12 @@ impl Agent {
     async fn turn(&mut self, prompt: String, events: &EventTx, cancel: &CancellationToken) -> Outcome {
         let _ = events.send(AgentEvent::TurnStarted { prompt: prompt.clone() });
         events.record(Record::User { text: prompt.clone(), ts: now_ms() });
+        self.ctx.turn.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // What happened between turns (an undo) is news to the model.
+        let prompt = match self.note.take() {
+            Some(note) => format!("{note}\n\n{prompt}"),
+            None => prompt,
+        };
         self.history.push(Message::user_text(prompt));
         let specs = self.registry.specs();
         for round in 1..=self.settings.max_turns {

@@ -21,6 +21,8 @@ pub enum UserOp {
     SetApproval(ApprovalMode),
     /// Forget the conversation (the person's `/clear`).
     Clear,
+    /// Put back the files the latest turn with file changes changed.
+    Undo,
     /// End the agent task.
     Shutdown,
 }

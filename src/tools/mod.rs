@@ -10,6 +10,7 @@
 //! [`Registry::standard`].
 
 pub mod bash;
+pub mod checkpoint;
 mod edit_file;
 pub mod files;
 mod glob;
@@ -89,6 +90,10 @@ pub struct ToolContext {
     pub home: Option<PathBuf>,
     /// The OS sandbox commands run in; `None` when off or unsupported.
     pub sandbox: Option<crate::sandbox::Sandbox>,
+    /// Prior contents of every file hew changed, for undo.
+    pub checkpoints: checkpoint::Checkpoints,
+    /// The turn in progress (set by the agent), to group checkpoints.
+    pub turn: std::sync::atomic::AtomicUsize,
 }
 
 impl ToolContext {
@@ -100,6 +105,8 @@ impl ToolContext {
             hidden_env,
             home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
             sandbox: None,
+            checkpoints: checkpoint::Checkpoints::default(),
+            turn: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 

@@ -488,6 +488,10 @@ impl App {
                 Err(_) => self
                     .notice(format!("unknown approval mode `{arg}`: use read-only, ask, auto-edit or full-auto"), true),
             },
+            "undo" => {
+                self.send(UserOp::Undo);
+                self.notice("undoing the file changes of the latest turn that made any; review each file below", false);
+            }
             "clear" => {
                 self.transcript.cells.clear();
                 self.scroll = 0;
