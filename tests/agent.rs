@@ -396,3 +396,44 @@ async fn undo_refuses_over_a_persons_later_edit() {
     }
     assert_eq!(h.file("c.txt").as_deref(), Some("a person's edit\n"));
 }
+
+#[tokio::test]
+async fn rewind_restores_files_and_the_conversation() {
+    let server = Server::start(
+        Wire::OpenAi,
+        vec![
+            reply(Turn::call("w1", "write_file", json!({"path": "one.txt", "content": "1\n"}))),
+            reply(Turn::text("first done")),
+            reply(Turn::call("w2", "write_file", json!({"path": "two.txt", "content": "2\n"}))),
+            reply(Turn::text("second done")),
+            reply(Turn::text("after the rewind")),
+        ],
+    );
+    let mut h = start(&server, ApprovalMode::AutoEdit);
+    h.ops.send(UserOp::Submit("first".into())).unwrap();
+    h.outcome().await;
+    h.ops.send(UserOp::Submit("second".into())).unwrap();
+    h.outcome().await;
+    assert!(h.file("two.txt").is_some());
+    h.ops.send(UserOp::Rewind(2)).unwrap();
+    h.approve(Decision::Approve).await;
+    loop {
+        if let AgentEvent::Notice(text) = h.next().await {
+            assert_eq!(text, "rewound to before message 2; restored two.txt");
+            break;
+        }
+    }
+    assert_eq!(h.file("two.txt"), None);
+    assert_eq!(h.file("one.txt").as_deref(), Some("1\n"), "earlier turns keep their files");
+    h.ops.send(UserOp::Submit("instead".into())).unwrap();
+    assert_eq!(h.outcome().await, Outcome::Done { answer: "after the rewind".into() });
+    let body = server.requests()[4].body.clone();
+    let users: Vec<&str> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(users, vec!["first", "instead"]);
+}

@@ -159,7 +159,7 @@ impl Agent {
                 None => match ops.recv().await {
                     Some(UserOp::Submit(prompt)) => prompt,
                     Some(UserOp::Interrupt) => continue,
-                    Some(op @ (UserOp::SetApproval(_) | UserOp::Clear | UserOp::Undo)) => {
+                    Some(op @ (UserOp::SetApproval(_) | UserOp::Clear | UserOp::Undo | UserOp::Rewind(_))) => {
                         self.between_turns(op, &events).await;
                         continue;
                     }
@@ -174,7 +174,9 @@ impl Agent {
                     op = ops.recv(), if !closing => match op {
                         Some(UserOp::Submit(next)) => queued.push_back(next),
                         Some(UserOp::Interrupt) => cancel.cancel(),
-                        Some(op @ (UserOp::SetApproval(_) | UserOp::Clear | UserOp::Undo)) => deferred.push(op),
+                        Some(op @ (UserOp::SetApproval(_) | UserOp::Clear | UserOp::Undo | UserOp::Rewind(_))) => {
+                            deferred.push(op)
+                        }
                         Some(UserOp::Shutdown) | None => {
                             closing = true;
                             cancel.cancel();
@@ -198,6 +200,7 @@ impl Agent {
                 self.history.clear();
             }
             UserOp::Undo => undo::undo(self, events).await,
+            UserOp::Rewind(message) => undo::rewind(self, events, message).await,
             _ => {}
         }
     }
@@ -205,14 +208,22 @@ impl Agent {
     /// One request from the person, through as many model rounds as it takes.
     async fn turn(&mut self, prompt: String, events: &EventTx, cancel: &CancellationToken) -> Outcome {
         let _ = events.send(AgentEvent::TurnStarted { prompt: prompt.clone() });
-        events.record(Record::User { text: prompt.clone(), ts: now_ms() });
-        self.ctx.turn.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // What happened between turns (an undo) is news to the model.
         let prompt = match self.note.take() {
             Some(note) => format!("{note}\n\n{prompt}"),
             None => prompt,
         };
+        events.record(Record::User { text: prompt.clone(), ts: now_ms() });
         self.history.push(Message::user_text(prompt));
+        // Turns are numbered by the person's messages, as /rewind counts them.
+        let number = self
+            .history
+            .iter()
+            .filter(|m| {
+                m.role == Role::User && m.content.iter().any(|b| matches!(b, crate::provider::Block::Text { .. }))
+            })
+            .count();
+        self.ctx.turn.store(number, std::sync::atomic::Ordering::Relaxed);
         let specs = self.registry.specs();
         for round in 1..=self.settings.max_turns {
             if cancel.is_cancelled() {

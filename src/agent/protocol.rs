@@ -23,6 +23,8 @@ pub enum UserOp {
     Clear,
     /// Put back the files the latest turn with file changes changed.
     Undo,
+    /// Go back to just before the person's N-th message (1-based), files too.
+    Rewind(usize),
     /// End the agent task.
     Shutdown,
 }

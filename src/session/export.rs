@@ -63,6 +63,9 @@ pub fn markdown(session: &Loaded) -> String {
             Record::Error { message, .. } => {
                 let _ = writeln!(out, "**Error:** {message}\n");
             }
+            Record::Rewind { before_message, .. } => {
+                let _ = writeln!(out, "*the user rewound the conversation to before message {before_message}*\n");
+            }
             Record::Outcome { outcome, .. } if outcome != "done" => {
                 let _ = writeln!(out, "*turn ended: {outcome}*\n");
             }

@@ -11,6 +11,7 @@
 //! - `usage`: tokens of one model request.
 //! - `error`: a failed turn (`message`).
 //! - `outcome`: how a turn ended.
+//! - `rewind`: the conversation went back to before the person's N-th message.
 //!
 //! Every record carries `ts` (Unix milliseconds). Unknown types are skipped
 //! on load, so later versions can add records. Keys never appear: nothing
@@ -86,6 +87,13 @@ pub enum Record {
     },
     Outcome {
         outcome: String,
+        #[serde(default)]
+        ts: u64,
+    },
+    /// The person rewound the conversation to just before their
+    /// `before_message`-th message (1-based); what follows replaces it.
+    Rewind {
+        before_message: usize,
         #[serde(default)]
         ts: u64,
     },

@@ -23,6 +23,18 @@ pub fn conversation(records: &[Record]) -> Vec<Message> {
                 open = message.tool_calls().map(|c| c.id.clone()).collect();
                 messages.push(message.clone());
             }
+            Record::Rewind { before_message, .. } => {
+                close(&mut messages, &mut open, &mut results);
+                let starts: Vec<usize> = messages
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, m)| m.role == Role::User && m.content.iter().any(|b| matches!(b, Block::Text { .. })))
+                    .map(|(i, _)| i)
+                    .collect();
+                if let Some(&cut) = before_message.checked_sub(1).and_then(|i| starts.get(i)) {
+                    messages.truncate(cut);
+                }
+            }
             Record::ToolResult { call_id, content, is_error, .. } if open.contains(call_id) => {
                 results.insert(
                     call_id.clone(),

@@ -185,3 +185,21 @@ fn export_reads_like_a_transcript() {
     let loaded = Loaded { meta: meta("20261129T190000-abc123"), records: every_kind(), warnings: vec![] };
     insta::assert_snapshot!(super::export::markdown(&loaded));
 }
+
+#[test]
+fn resume_applies_rewinds() {
+    let records = vec![
+        Record::User { text: "one".into(), ts: 0 },
+        Record::Assistant {
+            message: Message { role: Role::Assistant, content: vec![Block::Text { text: "a".into() }] },
+            ts: 0,
+        },
+        Record::User { text: "two".into(), ts: 0 },
+        Record::Assistant { message: assistant_calling(&["x"]), ts: 0 },
+        Record::Rewind { before_message: 2, ts: 0 },
+        Record::User { text: "two, again".into(), ts: 0 },
+    ];
+    let messages = super::resume::conversation(&records);
+    let texts: Vec<String> = messages.iter().map(|m| m.text()).collect();
+    assert_eq!(texts, vec!["one", "a", "two, again"]);
+}

@@ -44,10 +44,20 @@ impl Checkpoints {
     /// state before that turn. Refuses (naming the file) when one changed
     /// on disk after hew wrote it.
     pub fn plan_undo(&self) -> Result<Option<(usize, Vec<Restore>)>, String> {
+        let turn = match self.changes.lock() {
+            Ok(changes) => changes.last().map(|c| c.turn),
+            Err(_) => return Err("the checkpoint store is unavailable".into()),
+        };
+        let Some(turn) = turn else { return Ok(None) };
+        Ok(Some((turn, self.plan_since(turn)?)))
+    }
+
+    /// Every file changed in turn `first` or later, back to its state
+    /// before `first`.
+    pub fn plan_since(&self, first: usize) -> Result<Vec<Restore>, String> {
         let changes = self.changes.lock().map_err(|_| "the checkpoint store is unavailable".to_owned())?;
-        let Some(turn) = changes.last().map(|c| c.turn) else { return Ok(None) };
         let mut restores: Vec<Restore> = Vec::new();
-        for change in changes.iter().filter(|c| c.turn == turn) {
+        for change in changes.iter().filter(|c| c.turn >= first) {
             match restores.iter_mut().find(|r| r.abs == change.abs) {
                 // A later change in the same turn: the file now holds its `after`.
                 Some(existing) => existing.current = change.after.clone(),
@@ -68,13 +78,13 @@ impl Checkpoints {
                 ));
             }
         }
-        Ok(Some((turn, restores)))
+        Ok(restores)
     }
 
-    /// Forgets the changes of `turn` once they are undone.
-    pub fn drop_turn(&self, turn: usize) {
+    /// Forgets the changes of `turn` and later ones once they are undone.
+    pub fn drop_since(&self, turn: usize) {
         if let Ok(mut changes) = self.changes.lock() {
-            changes.retain(|c| c.turn != turn);
+            changes.retain(|c| c.turn < turn);
         }
     }
 }
@@ -111,7 +121,7 @@ mod tests {
         // Carry the undo out, as the agent does, and the turn before comes next.
         std::fs::write(&a, "one\n").unwrap();
         std::fs::remove_file(&b).unwrap();
-        store.drop_turn(2);
+        store.drop_since(2);
         assert_eq!(store.plan_undo().unwrap().unwrap().0, 1);
     }
 

@@ -488,6 +488,34 @@ impl App {
                 Err(_) => self
                     .notice(format!("unknown approval mode `{arg}`: use read-only, ask, auto-edit or full-auto"), true),
             },
+            "rewind" if arg.is_empty() => {
+                let prompts: Vec<String> = self
+                    .transcript
+                    .cells
+                    .iter()
+                    .filter_map(|slot| match &slot.cell {
+                        Cell::User(text) => Some(text.lines().next().unwrap_or_default().chars().take(70).collect()),
+                        _ => None,
+                    })
+                    .enumerate()
+                    .map(|(i, t): (usize, String)| format!("{}. {t}", i + 1))
+                    .collect();
+                if prompts.is_empty() {
+                    self.notice("nothing to rewind to yet", true);
+                } else {
+                    self.notice(
+                        format!("/rewind N goes back to just before message N (files too):\n{}", prompts.join("\n")),
+                        false,
+                    );
+                }
+            }
+            "rewind" => match arg.parse::<usize>() {
+                Ok(n) if n >= 1 => {
+                    self.send(UserOp::Rewind(n));
+                    self.notice(format!("rewinding to before message {n}; review each file below"), false);
+                }
+                _ => self.notice(format!("/rewind takes a message number, not `{arg}`"), true),
+            },
             "undo" => {
                 self.send(UserOp::Undo);
                 self.notice("undoing the file changes of the latest turn that made any; review each file below", false);

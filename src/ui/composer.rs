@@ -17,6 +17,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("/approval", "show or set the approval mode: /approval read-only|ask|auto-edit|full-auto"),
     ("/clear", "start a fresh conversation"),
     ("/undo", "put back the files the latest turn changed (shown as diffs to approve)"),
+    ("/rewind", "go back to before an earlier message, files and conversation: /rewind N"),
     ("/cost", "show tokens and spending"),
     ("/copy", "copy the last answer (/copy code: its last code block) to the clipboard"),
     ("/quit", "leave hew"),
