@@ -25,6 +25,8 @@ fn big_app() -> App {
         approval: ApprovalMode::Ask,
         sandbox: true,
         usage: Default::default(),
+        session_path: "/nonexistent/sessions/s.jsonl".into(),
+        workspace: "/nonexistent".into(),
         last_input: 0,
         info: ModelInfo { context_window: 1_000_000, input_price: Some(2.0), output_price: Some(8.0) },
     };

@@ -42,6 +42,9 @@ pub struct Status {
     /// The prompt size of the latest request, for "context left".
     pub last_input: u64,
     pub info: ModelInfo,
+    /// The session's transcript file, and where sessions live.
+    pub session_path: std::path::PathBuf,
+    pub workspace: std::path::PathBuf,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -516,6 +519,50 @@ impl App {
                 }
                 _ => self.notice(format!("/rewind takes a message number, not `{arg}`"), true),
             },
+            "sessions" => {
+                let here = self.status.workspace.display().to_string();
+                let dir = self.status.session_path.parent().map(std::path::Path::to_path_buf).unwrap_or_default();
+                let lines: Vec<String> = crate::session::store::list(&dir)
+                    .into_iter()
+                    .filter(|s| s.meta.cwd == here)
+                    .take(20)
+                    .map(|s| {
+                        format!(
+                            "{}  {}  {} turns  {}",
+                            s.meta.id,
+                            s.meta.created,
+                            s.turns,
+                            s.first_prompt.lines().next().unwrap_or_default()
+                        )
+                    })
+                    .collect();
+                if lines.is_empty() {
+                    self.notice("no saved sessions for this folder yet", false);
+                } else {
+                    self.notice(
+                        format!("sessions of this folder (resume one with hew --resume ID):\n{}", lines.join("\n")),
+                        false,
+                    );
+                }
+            }
+            "export" => {
+                let result = crate::session::store::load(&self.status.session_path)
+                    .map_err(|e| e.to_string())
+                    .and_then(|loaded| {
+                        let name =
+                            if arg.is_empty() { format!("hew-session-{}.md", loaded.meta.id) } else { arg.to_owned() };
+                        let target = self.status.workspace.join(&name);
+                        std::fs::write(&target, crate::session::export::markdown(&loaded))
+                            .map(|_| name)
+                            .map_err(|e| e.to_string())
+                    });
+                match result {
+                    Ok(name) => self.notice(format!("wrote the transcript to {name}"), false),
+                    Err(e) => {
+                        self.notice(format!("cannot export: {e} (a session is saved once you send a message)"), true)
+                    }
+                }
+            }
             "undo" => {
                 self.send(UserOp::Undo);
                 self.notice("undoing the file changes of the latest turn that made any; review each file below", false);

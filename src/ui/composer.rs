@@ -19,6 +19,8 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("/undo", "put back the files the latest turn changed (shown as diffs to approve)"),
     ("/rewind", "go back to before an earlier message, files and conversation: /rewind N"),
     ("/cost", "show tokens and spending"),
+    ("/sessions", "list the saved sessions of this folder"),
+    ("/export", "write this session's transcript as Markdown: /export [FILE]"),
     ("/copy", "copy the last answer (/copy code: its last code block) to the clipboard"),
     ("/quit", "leave hew"),
 ];

@@ -93,6 +93,8 @@ pub async fn run(config: Config, resume: Option<String>) -> i32 {
         usage: Default::default(),
         last_input: 0,
         info: config.model_info(),
+        session_path: session_path.clone(),
+        workspace: config.workspace.clone(),
     };
     let composer = Composer::new(Some(config.hew_home.join("history")));
     let mut app = App::new(ops_tx.clone(), composer, status);

@@ -25,6 +25,8 @@ fn app() -> (App, mpsc::UnboundedReceiver<UserOp>) {
         approval: ApprovalMode::Ask,
         sandbox: true,
         usage: Default::default(),
+        session_path: "/nonexistent/sessions/s.jsonl".into(),
+        workspace: "/nonexistent".into(),
         last_input: 0,
         info: ModelInfo { context_window: 100_000, input_price: Some(2.0), output_price: Some(8.0) },
     };
