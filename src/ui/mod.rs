@@ -8,6 +8,7 @@ pub mod app;
 pub mod browser;
 pub mod cells;
 pub mod clipboard;
+mod commands;
 pub mod composer;
 pub mod diff;
 pub mod highlight;
