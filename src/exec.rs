@@ -57,6 +57,7 @@ pub async fn run(config: Config, options: ExecOptions) -> i32 {
             return EXIT_USAGE;
         }
     };
+    let instructions = crate::agent::instructions::load(&config.workspace, &config.hew_home);
     let settings = AgentSettings {
         approval: config.approval,
         max_turns: config.max_turns,
@@ -65,6 +66,7 @@ pub async fn run(config: Config, options: ExecOptions) -> i32 {
         rules: Rules::new(config.allow.clone(), config.deny.clone()),
         model: config.model_info(),
         max_cost: config.max_cost,
+        instructions: instructions.clone(),
     };
     let opened = match crate::session::open::open(&config, options.resume.as_deref()) {
         Ok(opened) => opened,
@@ -77,6 +79,10 @@ pub async fn run(config: Config, options: ExecOptions) -> i32 {
     let crate::session::open::Opened { writer, history, warnings, .. } = opened;
     let mut notices = config.notices.clone();
     notices.extend(warnings.iter().map(|w| format!("session: {w}")));
+    if !instructions.files.is_empty() {
+        let files: Vec<String> = instructions.files.iter().map(|f| f.display().to_string()).collect();
+        notices.push(format!("following instructions from {}", files.join(", ")));
+    }
     let ctx = tool_context(&config, &mut notices);
     let agent = Agent::new(provider, Arc::new(Registry::standard()), Arc::new(ctx), settings)
         .with_history(history)

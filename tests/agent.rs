@@ -45,6 +45,7 @@ fn start(server: &Server, mode: ApprovalMode) -> Harness {
         rules: Rules::default(),
         model: hew::config::ModelInfo { context_window: 100_000, input_price: Some(1.0), output_price: Some(1.0) },
         max_cost: None,
+        instructions: hew::agent::instructions::Instructions { files: vec![], text: String::new() },
     };
     let agent = Agent::new(provider, Arc::new(Registry::standard()), ctx, agent_settings);
     let (ops, ops_rx) = mpsc::unbounded_channel();

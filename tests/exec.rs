@@ -410,3 +410,18 @@ fn max_cost_stops_before_a_request_that_would_cross_it() {
     let out = run(env.cmd(Some(&server)).args(["exec", "--model", "mystery-model", "--max-cost", "1", "hi"]));
     assert!(text(&out.stderr).contains("the price of mystery-model is unknown, so --max-cost cannot be enforced"));
 }
+
+#[test]
+fn agents_md_reaches_the_system_prompt() {
+    let env = Env::new();
+    std::fs::write(env.path("AGENTS.md"), "Always run `make check` before answering.").unwrap();
+    let server = Server::start(Wire::Anthropic, vec![reply(Turn::text("ok"))]);
+    let out = run(env.cmd(Some(&server)).args(["exec", "hi"]));
+    assert_eq!(out.status.code(), Some(0));
+    let system = server.requests()[0].body["system"].as_str().unwrap().to_owned();
+    assert!(
+        system.contains("# Project instructions") && system.contains("Always run `make check` before answering."),
+        "{system}"
+    );
+    assert!(text(&out.stderr).contains("following instructions from") && text(&out.stderr).contains("AGENTS.md"));
+}

@@ -5,6 +5,7 @@
 //! answers without tools or the turn limit is reached.
 
 mod calls;
+pub mod instructions;
 pub mod policy;
 pub mod prompt;
 pub mod protocol;
@@ -95,6 +96,8 @@ pub struct AgentSettings {
     pub model: ModelInfo,
     /// Stop before the session's spending would pass this (USD).
     pub max_cost: Option<f64>,
+    /// AGENTS.md and friends, for the system prompt.
+    pub instructions: instructions::Instructions,
 }
 
 pub struct Agent {
@@ -117,7 +120,11 @@ impl Agent {
         ctx: Arc<ToolContext>,
         settings: AgentSettings,
     ) -> Self {
-        let system = prompt::system_prompt(ctx.jail.root(), &registry.names(), settings.approval.as_str());
+        let mut system = prompt::system_prompt(ctx.jail.root(), &registry.names(), settings.approval.as_str());
+        if !settings.instructions.text.is_empty() {
+            system.push_str("\n# Project instructions\n\nThe user and the project ask you to follow these:\n\n");
+            system.push_str(&settings.instructions.text);
+        }
         Agent {
             provider,
             registry,

@@ -57,6 +57,11 @@ pub async fn run(config: Config, resume: Option<String>) -> i32 {
     let session_path = opened.writer.path.clone();
     let mut notices = config.notices.clone();
     notices.extend(opened.warnings.iter().map(|w| format!("session: {w}")));
+    let instructions = crate::agent::instructions::load(&config.workspace, &config.hew_home);
+    if !instructions.files.is_empty() {
+        let files: Vec<String> = instructions.files.iter().map(|f| f.display().to_string()).collect();
+        notices.push(format!("following instructions from {}", files.join(", ")));
+    }
     let ctx = tool_context(&config, &mut notices);
     let sandboxed = ctx.sandbox.is_some();
     let settings = AgentSettings {
@@ -67,6 +72,7 @@ pub async fn run(config: Config, resume: Option<String>) -> i32 {
         rules: Rules::new(config.allow.clone(), config.deny.clone()),
         model: config.model_info(),
         max_cost: config.max_cost,
+        instructions: instructions.clone(),
     };
     let agent = Agent::new(provider, Arc::new(Registry::standard()), Arc::new(ctx), settings)
         .with_history(opened.history)
