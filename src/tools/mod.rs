@@ -18,6 +18,7 @@ mod grep;
 pub mod path;
 mod read_file;
 pub mod schema;
+pub mod todo;
 mod write_file;
 
 use std::collections::BTreeMap;
@@ -94,6 +95,8 @@ pub struct ToolContext {
     pub checkpoints: checkpoint::Checkpoints,
     /// The turn in progress (set by the agent), to group checkpoints.
     pub turn: std::sync::atomic::AtomicUsize,
+    /// The model's task list, as its last `todo` call left it.
+    pub todos: Mutex<Vec<todo::TodoItem>>,
 }
 
 impl ToolContext {
@@ -107,6 +110,7 @@ impl ToolContext {
             sandbox: None,
             checkpoints: checkpoint::Checkpoints::default(),
             turn: std::sync::atomic::AtomicUsize::new(0),
+            todos: Mutex::new(Vec::new()),
         }
     }
 
@@ -176,6 +180,7 @@ impl Registry {
             Box::new(bash::Bash),
             Box::new(glob::Glob),
             Box::new(grep::Grep),
+            Box::new(todo::Todo),
         ];
         for tool in tools {
             // The names above are distinct; a clash is a programming error caught by tests.

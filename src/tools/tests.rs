@@ -68,9 +68,9 @@ impl Work {
 }
 
 #[test]
-fn registry_refuses_duplicates_and_lists_six_tools() {
+fn registry_refuses_duplicates_and_lists_the_tools() {
     let mut registry = Registry::standard();
-    assert_eq!(registry.names(), vec!["bash", "edit_file", "glob", "grep", "read_file", "write_file"]);
+    assert_eq!(registry.names(), vec!["bash", "edit_file", "glob", "grep", "read_file", "todo", "write_file"]);
     assert_eq!(registry.register(Box::new(read_file::ReadFile)), Err(DuplicateTool("read_file".into())));
     for spec in registry.specs() {
         assert_eq!(spec.schema["type"], "object", "{}", spec.name);
@@ -451,4 +451,24 @@ fn truncate_middle_keeps_both_ends_on_char_boundaries() {
     assert!(out.starts_with("éé") && out.ends_with("éé"));
     assert!(out.contains("characters (0 lines) cut from the middle"));
     assert_eq!(truncate_middle("short", 50), None);
+}
+
+#[tokio::test]
+async fn todo_keeps_the_whole_list_and_refuses_bad_items() {
+    let w = work();
+    let items = json!({"items": [
+        {"content": "read the parser", "status": "done"},
+        {"content": "fix the bug", "status": "in_progress"},
+        {"content": "run the tests", "status": "pending"}
+    ]});
+    let out = w.call("todo", items).await;
+    assert_eq!(
+        out.content,
+        "The task list is now (1/3 done):\n[x] read the parser\n[>] fix the bug\n[ ] run the tests\n"
+    );
+    assert_eq!(out.summary, "updated");
+    assert_eq!(w.ctx.todos.lock().unwrap().len(), 3);
+    let err = w.err("todo", json!({"items": [{"content": "x", "status": "maybe"}]})).await;
+    assert!(err.contains("must be one of"), "{err}");
+    assert!(w.err("todo", json!({"items": [{"content": " ", "status": "done"}]})).await.contains("empty content"));
 }

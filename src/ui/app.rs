@@ -73,6 +73,8 @@ pub struct App {
     last_ctrl_c: Option<Instant>,
     /// Chat geometry from the last frame, for scrolling to a tool call.
     pub chat_view: (usize, usize),
+    /// The model's task list, from its latest `todo` call.
+    pub todos: Vec<crate::tools::todo::TodoItem>,
 }
 
 impl App {
@@ -93,6 +95,7 @@ impl App {
             streaming: None,
             last_ctrl_c: None,
             chat_view: (80, 20),
+            todos: Vec::new(),
         }
     }
 
@@ -130,6 +133,8 @@ impl App {
                     call_id, status, content, full, is_error, summary, target, duration_ms, ..
                 } => {
                     if let Some(t) = self.transcript.find_tool(call_id) {
+                        let call = self.transcript.tools[t].call.clone();
+                        self.take_todos(&call.name, &call.arguments, *status);
                         let entry = &mut self.transcript.tools[t];
                         entry.state = ToolState::Done(*status);
                         entry.target = target.clone();
@@ -151,6 +156,16 @@ impl App {
             if !matches!(entry.state, ToolState::Done(_)) {
                 entry.state = ToolState::Done(CallStatus::Interrupted);
             }
+        }
+    }
+
+    /// A successful `todo` call replaces the task list.
+    fn take_todos(&mut self, name: &str, arguments: &str, status: CallStatus) {
+        if name != "todo" || status != CallStatus::Ok {
+            return;
+        }
+        if let Some(items) = serde_json::from_str(arguments).ok().and_then(|v| crate::tools::todo::parse(&v)) {
+            self.todos = items;
         }
     }
 
@@ -227,6 +242,7 @@ impl App {
                 }
             }
             AgentEvent::ToolFinished { call, target, status, output, duration, change } => {
+                self.take_todos(&call.name, &call.arguments, status);
                 if let Some(t) = self.transcript.find_tool(&call.id) {
                     let entry = &mut self.transcript.tools[t];
                     entry.state = ToolState::Done(status);

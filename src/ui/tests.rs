@@ -317,3 +317,57 @@ fn copy_takes_the_last_answer_or_its_code() {
     type_text(&mut app, "/copy");
     assert_eq!(app.key(key(KeyCode::Enter)), Control::Copy("Run this:\n\n```sh\ncargo test\n```\n".into()));
 }
+
+#[test]
+fn todo_panel_and_its_return_on_resume() {
+    let (mut app, _) = app();
+    let args = r#"{"items":[{"content":"read the code","status":"done"},{"content":"fix the parser","status":"in_progress"},{"content":"run tests","status":"pending"}]}"#;
+    app.agent(AgentEvent::ToolCall { call: call("t1", "todo", args) });
+    app.agent(AgentEvent::ToolFinished {
+        call: call("t1", "todo", args),
+        target: Some("1/3 done".into()),
+        status: CallStatus::Ok,
+        output: ToolOutput::ok("The task list is now", "updated"),
+        duration: Duration::from_millis(1),
+        change: None,
+    });
+    insta::assert_snapshot!("todo_panel", screen(&mut app, 110, 14));
+    assert!(
+        screen(&mut app, 80, 14).contains("tasks 1/3 · ▶ fix the parser"),
+        "narrow screens show it above the input"
+    );
+
+    use crate::provider::{Block, Message, Role, ToolCall};
+    use crate::session::Record;
+    let records = vec![
+        Record::User { text: "plan it".into(), ts: 0 },
+        Record::Assistant {
+            message: Message {
+                role: Role::Assistant,
+                content: vec![Block::ToolCall(ToolCall {
+                    id: "t1".into(),
+                    name: "todo".into(),
+                    arguments: args.into(),
+                })],
+            },
+            ts: 0,
+        },
+        Record::ToolResult {
+            call_id: "t1".into(),
+            name: "todo".into(),
+            status: CallStatus::Ok,
+            content: "ok".into(),
+            full: None,
+            is_error: false,
+            summary: "1/3 done".into(),
+            target: None,
+            diff: None,
+            duration_ms: 1,
+            ts: 0,
+        },
+    ];
+    let (mut resumed, _) = super::tests::app();
+    resumed.load_records(&records);
+    assert_eq!(resumed.todos.len(), 3);
+    assert_eq!(resumed.transcript.tools[0].state, super::cells::ToolState::Done(CallStatus::Ok));
+}

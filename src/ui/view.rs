@@ -11,6 +11,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use super::app::{Activity, App};
 use super::cells::ToolState;
 use super::{keys, theme, wrap::truncate};
+use crate::tools::todo::TodoStatus;
 
 pub const MIN_WIDTH: u16 = 40;
 pub const MIN_HEIGHT: u16 = 12;
@@ -119,10 +120,25 @@ fn draw_log(frame: &mut Frame, app: &App, area: Rect, now: Instant) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let tools = &app.transcript.tools;
-    let rows = inner.height as usize;
-    let selected = app.log_selected.unwrap_or(tools.len().saturating_sub(1));
-    let first = if tools.len() <= rows { 0 } else { selected.saturating_sub(rows - 1).min(tools.len() - rows) };
     let mut lines = Vec::new();
+    if !app.todos.is_empty() {
+        let done = app.todos.iter().filter(|t| t.status == TodoStatus::Done).count();
+        lines.push(Line::styled(format!("tasks {done}/{}", app.todos.len()), theme::bold()));
+        for item in app.todos.iter().take(12) {
+            let (mark, style) = match item.status {
+                TodoStatus::Done => ("✓ ", theme::dim()),
+                TodoStatus::InProgress => ("▶ ", theme::hint()),
+                TodoStatus::Pending => ("· ", ratatui::style::Style::new()),
+            };
+            let text = truncate(&item.content, (inner.width as usize).saturating_sub(2));
+            lines.push(Line::from(vec![Span::styled(mark, style), Span::styled(text, style)]));
+        }
+        lines.push(Line::styled("─".repeat(inner.width as usize), theme::dim()));
+    }
+    let rows = (inner.height as usize).saturating_sub(lines.len());
+    let selected = app.log_selected.unwrap_or(tools.len().saturating_sub(1));
+    let first =
+        if tools.len() <= rows { 0 } else { selected.saturating_sub(rows.saturating_sub(1)).min(tools.len() - rows) };
     for (i, entry) in tools.iter().enumerate().skip(first).take(rows) {
         let when = match &entry.state {
             ToolState::Running(since) => format!(" {}s", now.duration_since(*since).as_secs()),
@@ -170,6 +186,20 @@ fn draw_input(frame: &mut Frame, app: &App, area: Rect) {
     let [top, field] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
     let top_line = match (&app.flash, app.composer.suggestions().as_slice()) {
         (Some(flash), _) => Line::styled(flash.clone(), theme::warn()),
+        // Without the side panel, the task list shows here in one line.
+        (None, []) if !app.todos.is_empty() && !(app.show_log && area.width >= 100) => {
+            let done = app.todos.iter().filter(|t| t.status == TodoStatus::Done).count();
+            let current = app
+                .todos
+                .iter()
+                .find(|t| t.status == TodoStatus::InProgress)
+                .map(|t| format!(" · ▶ {}", t.content))
+                .unwrap_or_default();
+            Line::styled(
+                truncate(&format!("tasks {done}/{}{current}", app.todos.len()), top.width as usize),
+                theme::hint(),
+            )
+        }
         (None, []) => Line::styled("─".repeat(top.width as usize), theme::dim()),
         (None, suggestions) => {
             let text: Vec<String> = suggestions.iter().map(|(c, what)| format!("{c} {what}")).collect();
