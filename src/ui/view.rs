@@ -49,7 +49,7 @@ pub fn draw(frame: &mut Frame, app: &mut App, now: Instant) {
         Constraint::Length(1),
     ])
     .areas(area);
-    let (chat, log) = if app.show_log && area.width >= 100 {
+    let (chat, log) = if side_panel(app, area.width) {
         let [chat, log] = Layout::horizontal([Constraint::Min(40), Constraint::Length(LOG_WIDTH)]).areas(main);
         (chat, Some(log))
     } else {
@@ -65,6 +65,11 @@ pub fn draw(frame: &mut Frame, app: &mut App, now: Instant) {
     draw_input(frame, app, input);
     frame.render_widget(Paragraph::new(status_line(app, now, status.width as usize)), status);
     frame.render_widget(Paragraph::new(hint_line(app)), hints);
+}
+
+/// The tool log shows beside the chat when wanted and when there is room.
+fn side_panel(app: &App, width: u16) -> bool {
+    app.show_log && width >= 100
 }
 
 fn draw_chat(frame: &mut Frame, app: &mut App, area: Rect, now: Instant) {
@@ -187,7 +192,7 @@ fn draw_input(frame: &mut Frame, app: &App, area: Rect) {
     let top_line = match (&app.flash, app.composer.suggestions().as_slice()) {
         (Some(flash), _) => Line::styled(flash.clone(), theme::warn()),
         // Without the side panel, the task list shows here in one line.
-        (None, []) if !app.todos.is_empty() && !(app.show_log && area.width >= 100) => {
+        (None, []) if !app.todos.is_empty() && !side_panel(app, area.width) => {
             let done = app.todos.iter().filter(|t| t.status == TodoStatus::Done).count();
             let current = app
                 .todos
