@@ -20,6 +20,10 @@ struct Harness {
 }
 
 fn start(server: &Server, mode: ApprovalMode) -> Harness {
+    start_with(server, mode, 100_000)
+}
+
+fn start_with(server: &Server, mode: ApprovalMode, window: u64) -> Harness {
     let work = tempfile::tempdir().unwrap();
     let settings = ProviderSettings {
         name: "test".into(),
@@ -43,7 +47,7 @@ fn start(server: &Server, mode: ApprovalMode) -> Harness {
         interactive: true,
         max_output_tokens: 1000,
         rules: Rules::default(),
-        model: hew::config::ModelInfo { context_window: 100_000, input_price: Some(1.0), output_price: Some(1.0) },
+        model: hew::config::ModelInfo { context_window: window, input_price: Some(1.0), output_price: Some(1.0) },
         max_cost: None,
         instructions: hew::agent::instructions::Instructions { files: vec![], text: String::new() },
     };
@@ -437,4 +441,116 @@ async fn rewind_restores_files_and_the_conversation() {
         .map(|m| m["content"].as_str().unwrap())
         .collect();
     assert_eq!(users, vec!["first", "instead"]);
+}
+
+/// Every tool result must follow the call it answers (OpenAI format).
+fn pairs_intact(body: &Value) -> bool {
+    let mut open: Vec<String> = Vec::new();
+    for m in body["messages"].as_array().unwrap() {
+        if m["role"] == "assistant" {
+            open = m["tool_calls"]
+                .as_array()
+                .map(|c| c.iter().map(|c| c["id"].as_str().unwrap().to_owned()).collect())
+                .unwrap_or_default();
+        } else if m["role"] == "tool" {
+            let id = m["tool_call_id"].as_str().unwrap();
+            if !open.iter().any(|o| o == id) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Two turns, each reading a big file: the second one's follow-up request
+/// passes the trigger, so the first turn is summarised (request 4).
+async fn compaction_run(summary_step: support::Step) -> (Vec<support::Recorded>, Vec<String>) {
+    let server = Server::start(
+        Wire::OpenAi,
+        vec![
+            reply(Turn::call("r1", "read_file", json!({"path": "big.txt"}))),
+            reply(Turn::text("I read it.")),
+            reply(Turn::call("r2", "read_file", json!({"path": "big2.txt"}))),
+            summary_step,
+            reply(Turn::text("final answer")),
+        ],
+    );
+    let mut h = start_with(&server, ApprovalMode::Ask, 20_000);
+    let big: String = (0..600).map(|i| format!("line {i} of a file that fills the context window\n")).collect();
+    std::fs::write(h.work.path().join("big.txt"), &big).unwrap();
+    std::fs::write(h.work.path().join("big2.txt"), big.replace("line", "row")).unwrap();
+    h.ops.send(UserOp::Submit("read big.txt".into())).unwrap();
+    h.outcome().await;
+    h.ops.send(UserOp::Submit("now read big2.txt".into())).unwrap();
+    let mut notices = Vec::new();
+    loop {
+        match h.next().await {
+            AgentEvent::Notice(text) => notices.push(text),
+            AgentEvent::TurnFinished(outcome) => {
+                assert_eq!(outcome, Outcome::Done { answer: "final answer".into() }, "{notices:?}");
+                break;
+            }
+            _ => {}
+        }
+    }
+    (server.requests(), notices)
+}
+
+#[tokio::test]
+async fn a_full_context_is_summarised_keeping_pairs_intact() {
+    let (requests, notices) = compaction_run(reply(Turn::text("SUMMARY: the user had big.txt read."))).await;
+    assert_eq!(requests.len(), 5);
+    assert!(requests[3].body["messages"][0]["content"].as_str().unwrap().starts_with("You write the working memory"));
+    let last = &requests[4].body;
+    let text = last.to_string();
+    assert!(text.contains("SUMMARY: the user had big.txt read.") && text.contains("now read big2.txt"), "{text}");
+    assert!(!text.contains("line 300 of a file"), "the old output is gone from the model's view");
+    assert!(text.contains("row 0 of a file"), "the kept turn's output is still there");
+    assert!(pairs_intact(last));
+    assert!(text.len() < requests[2].body.to_string().len() + 30_000, "the request shrank");
+    assert!(
+        notices.iter().any(|n| n.starts_with("compacted the conversation (summarised older turns)")),
+        "{notices:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_failed_summary_falls_back_to_an_extract() {
+    let (requests, notices) = compaction_run(support::status(400, "{\"error\":{\"message\":\"nope\"}}")).await;
+    let text = requests[4].body.to_string();
+    assert!(
+        text.contains("(An automatic extract; the summary could not be made.)") && text.contains("- read big.txt"),
+        "{text}"
+    );
+    assert!(text.contains("big.txt (read_file)"));
+    assert!(notices.iter().any(|n| n.contains("replaced older turns with an extract")), "{notices:?}");
+}
+
+#[tokio::test]
+async fn context_exceeded_compacts_and_retries_once() {
+    let server = Server::start(
+        Wire::Anthropic,
+        vec![
+            support::status(
+                400,
+                "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt is too long: 210000 tokens > 200000 maximum\"}}",
+            ),
+            reply(Turn::text("fits now")),
+        ],
+    );
+    let mut h = start(&server, ApprovalMode::Ask);
+    h.ops.send(UserOp::Submit("hello".into())).unwrap();
+    let mut compacted = false;
+    loop {
+        match h.next().await {
+            AgentEvent::Notice(text) if text.starts_with("compacted the conversation") => compacted = true,
+            AgentEvent::TurnFinished(outcome) => {
+                assert_eq!(outcome, Outcome::Done { answer: "fits now".into() });
+                break;
+            }
+            _ => {}
+        }
+    }
+    assert!(compacted);
+    assert_eq!(server.requests().len(), 2);
 }

@@ -5,6 +5,7 @@
 //! answers without tools or the turn limit is reached.
 
 mod calls;
+pub mod compact;
 pub mod instructions;
 pub mod policy;
 pub mod prompt;
@@ -111,6 +112,7 @@ pub struct Agent {
     session: Option<Arc<Mutex<Writer>>>,
     /// Told to the model with the next message.
     note: Option<String>,
+    estimator: compact::Estimator,
 }
 
 impl Agent {
@@ -135,6 +137,7 @@ impl Agent {
             usage: Usage::default(),
             session: None,
             note: None,
+            estimator: compact::Estimator::default(),
         }
     }
 
@@ -166,7 +169,13 @@ impl Agent {
                 None => match ops.recv().await {
                     Some(UserOp::Submit(prompt)) => prompt,
                     Some(UserOp::Interrupt) => continue,
-                    Some(op @ (UserOp::SetApproval(_) | UserOp::Clear | UserOp::Undo | UserOp::Rewind(_))) => {
+                    Some(
+                        op @ (UserOp::SetApproval(_)
+                        | UserOp::Clear
+                        | UserOp::Undo
+                        | UserOp::Rewind(_)
+                        | UserOp::Compact),
+                    ) => {
                         self.between_turns(op, &events).await;
                         continue;
                     }
@@ -181,9 +190,9 @@ impl Agent {
                     op = ops.recv(), if !closing => match op {
                         Some(UserOp::Submit(next)) => queued.push_back(next),
                         Some(UserOp::Interrupt) => cancel.cancel(),
-                        Some(op @ (UserOp::SetApproval(_) | UserOp::Clear | UserOp::Undo | UserOp::Rewind(_))) => {
-                            deferred.push(op)
-                        }
+                        Some(
+                            op @ (UserOp::SetApproval(_) | UserOp::Clear | UserOp::Undo | UserOp::Rewind(_) | UserOp::Compact),
+                        ) => deferred.push(op),
                         Some(UserOp::Shutdown) | None => {
                             closing = true;
                             cancel.cancel();
@@ -208,6 +217,7 @@ impl Agent {
             }
             UserOp::Undo => undo::undo(self, events).await,
             UserOp::Rewind(message) => undo::rewind(self, events, message).await,
+            UserOp::Compact => self.compact(events, &CancellationToken::new()).await,
             _ => {}
         }
     }
@@ -232,16 +242,23 @@ impl Agent {
             .count();
         self.ctx.turn.store(number, std::sync::atomic::Ordering::Relaxed);
         let specs = self.registry.specs();
+        let mut overflowed = false;
         for round in 1..=self.settings.max_turns {
             if cancel.is_cancelled() {
                 return Outcome::Interrupted;
             }
-            let request = ModelRequest {
+            let mut request = ModelRequest {
                 system: self.system.clone(),
                 messages: self.history.clone(),
                 tools: specs.clone(),
                 max_output_tokens: self.settings.max_output_tokens,
             };
+            let window = self.settings.model.context_window;
+            if self.estimator.tokens(compact::request_chars(&request)) as f64 > window as f64 * compact::TRIGGER {
+                self.compact(events, cancel).await;
+                request.messages = self.history.clone();
+            }
+            let chars = compact::request_chars(&request);
             if let Some(outcome) = self.over_budget(&request) {
                 return outcome;
             }
@@ -266,6 +283,13 @@ impl Agent {
             match self.provider.stream(&request, &mut sink, cancel).await {
                 Ok(()) => {}
                 Err(ProviderError::Cancelled) => return Outcome::Interrupted,
+                // Too long after all: compact and try once more.
+                Err(error) if error.is_context_exceeded() && !overflowed => {
+                    overflowed = true;
+                    tracing::warn!(%error, "context exceeded; compacting");
+                    self.compact(events, cancel).await;
+                    continue;
+                }
                 Err(error) => {
                     tracing::error!(%error, "model request failed");
                     events.record(Record::Error { message: error.to_string(), ts: now_ms() });
@@ -273,6 +297,7 @@ impl Agent {
                 }
             }
             let completion = assembler.finish();
+            self.estimator.correct(chars, completion.usage.input_tokens);
             events.record(Record::Assistant { message: completion.message.clone(), ts: now_ms() });
             self.usage.add(completion.usage);
             let _ = events.send(AgentEvent::Usage { request: completion.usage, total: self.usage });
@@ -290,6 +315,32 @@ impl Agent {
             }
         }
         Outcome::MaxTurns { limit: self.settings.max_turns }
+    }
+
+    /// Shrinks the conversation (see [`compact`]) and says how much.
+    async fn compact(&mut self, events: &EventTx, cancel: &CancellationToken) {
+        let fixed = self.system.len()
+            + self
+                .registry
+                .specs()
+                .iter()
+                .map(|t| t.name.len() + t.description.len() + t.schema.to_string().len())
+                .sum::<usize>();
+        let size = |h: &[Message]| {
+            self.estimator
+                .tokens(fixed + h.iter().map(|m| serde_json::to_string(m).map_or(0, |s| s.len())).sum::<usize>())
+        };
+        let before = size(&self.history);
+        let window = self.settings.model.context_window;
+        let result =
+            compact::compact(self.provider.as_ref(), &self.history, fixed, window, self.estimator, cancel).await;
+        let after = size(&result.history);
+        events.record(Record::Compaction { how: result.how.to_owned(), history: result.history.clone(), ts: now_ms() });
+        self.history = result.history;
+        let _ = events.send(AgentEvent::Notice(format!(
+            "compacted the conversation ({}): about {before} → {after} tokens",
+            result.how
+        )));
     }
 
     /// What the session has cost so far, if the model's prices are known.

@@ -25,6 +25,8 @@ pub enum UserOp {
     Undo,
     /// Go back to just before the person's N-th message (1-based), files too.
     Rewind(usize),
+    /// Shrink the conversation now (the person's `/compact`).
+    Compact,
     /// End the agent task.
     Shutdown,
 }

@@ -63,6 +63,12 @@ pub fn markdown(session: &Loaded) -> String {
             Record::Error { message, .. } => {
                 let _ = writeln!(out, "**Error:** {message}\n");
             }
+            Record::Compaction { how, .. } => {
+                let _ = writeln!(
+                    out,
+                    "*the conversation was compacted ({how}); the model saw a shorter version from here*\n"
+                );
+            }
             Record::Rewind { before_message, .. } => {
                 let _ = writeln!(out, "*the user rewound the conversation to before message {before_message}*\n");
             }

@@ -11,6 +11,8 @@
 //! - `usage`: tokens of one model request.
 //! - `error`: a failed turn (`message`).
 //! - `outcome`: how a turn ended.
+//! - `compaction`: the conversation was compacted; `history` is the
+//!   model's view from then on.
 //! - `rewind`: the conversation went back to before the person's N-th message.
 //!
 //! Every record carries `ts` (Unix milliseconds). Unknown types are skipped
@@ -87,6 +89,14 @@ pub enum Record {
     },
     Outcome {
         outcome: String,
+        #[serde(default)]
+        ts: u64,
+    },
+    /// The conversation was compacted; `history` is what the model sees
+    /// from here on (the records before it stay for the browser).
+    Compaction {
+        how: String,
+        history: Vec<Message>,
         #[serde(default)]
         ts: u64,
     },

@@ -23,6 +23,10 @@ pub fn conversation(records: &[Record]) -> Vec<Message> {
                 open = message.tool_calls().map(|c| c.id.clone()).collect();
                 messages.push(message.clone());
             }
+            Record::Compaction { history, .. } => {
+                close(&mut messages, &mut open, &mut results);
+                messages = history.clone();
+            }
             Record::Rewind { before_message, .. } => {
                 close(&mut messages, &mut open, &mut results);
                 let starts: Vec<usize> = messages

@@ -140,6 +140,10 @@ impl App {
                     }
                 }
             }
+            "compact" => {
+                self.send(UserOp::Compact);
+                self.notice("compacting the conversation…", false);
+            }
             "undo" => {
                 self.send(UserOp::Undo);
                 self.notice("undoing the file changes of the latest turn that made any; review each file below", false);

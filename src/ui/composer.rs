@@ -16,6 +16,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("/model", "show the model and provider"),
     ("/approval", "show or set the approval mode: /approval read-only|ask|auto-edit|full-auto"),
     ("/clear", "start a fresh conversation"),
+    ("/compact", "shrink the conversation now: old outputs shortened, older turns summarised"),
     ("/undo", "put back the files the latest turn changed (shown as diffs to approve)"),
     ("/rewind", "go back to before an earlier message, files and conversation: /rewind N"),
     ("/cost", "show tokens and spending"),

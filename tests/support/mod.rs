@@ -172,6 +172,8 @@ async fn serve(
         buf.extend_from_slice(&chunk[..n]);
     }
     let body: Value = serde_json::from_slice(&buf[header_end..]).unwrap_or(Value::Null);
+    // Usage as a real server would count it, roughly: four bytes a token.
+    let input_tokens = (buf.len() - header_end) / 4;
     requests.lock().unwrap().push(Recorded { path, headers, body });
     let step = script.lock().unwrap().pop_front();
     let mut step = step.unwrap_or_else(|| {
@@ -182,12 +184,12 @@ async fn serve(
         step = *inner;
     }
     match step {
-        Step::Reply(turn) => stream(&mut socket, &sse(wire, &turn), None).await,
+        Step::Reply(turn) => stream(&mut socket, &sse(wire, &turn, input_tokens), None).await,
         Step::Cut(turn, keep) => {
-            let body = sse(wire, &turn);
+            let body = sse(wire, &turn, input_tokens);
             stream(&mut socket, &body[..keep.min(body.len())], None).await
         }
-        Step::Stall(turn, pause) => stream(&mut socket, &sse(wire, &turn), Some(pause)).await,
+        Step::Stall(turn, pause) => stream(&mut socket, &sse(wire, &turn, input_tokens), Some(pause)).await,
         Step::Status(code, body, extra) => {
             let mut head = format!(
                 "HTTP/1.1 {code} Scripted\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
@@ -227,7 +229,7 @@ async fn stream(socket: &mut TcpStream, body: &str, stall: Option<Duration>) -> 
 }
 
 /// Renders a turn in the wire format, split into many small deltas.
-pub fn sse(wire: Wire, turn: &Turn) -> String {
+pub fn sse(wire: Wire, turn: &Turn, input_tokens: usize) -> String {
     let pieces = |s: &str| -> Vec<String> {
         let chars: Vec<char> = s.chars().collect();
         chars.chunks(5).map(|c| c.iter().collect()).collect()
@@ -261,14 +263,14 @@ pub fn sse(wire: Wire, turn: &Turn) -> String {
             data(None, json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]}));
             data(
                 None,
-                json!({"choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}),
+                json!({"choices": [], "usage": {"prompt_tokens": input_tokens, "completion_tokens": 20, "total_tokens": input_tokens + 20}}),
             );
             out.push_str(": keep-alive comment\n\ndata: [DONE]\n\n");
         }
         Wire::Anthropic => {
             data(
                 Some("message_start"),
-                json!({"type": "message_start", "message": {"id": "msg_1", "role": "assistant", "content": [], "usage": {"input_tokens": 100, "output_tokens": 1}}}),
+                json!({"type": "message_start", "message": {"id": "msg_1", "role": "assistant", "content": [], "usage": {"input_tokens": input_tokens, "output_tokens": 1}}}),
             );
             let mut index = 0;
             if !turn.text.is_empty() {
