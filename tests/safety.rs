@@ -12,9 +12,28 @@ fn text(bytes: &[u8]) -> String {
 }
 
 /// A home folder outside both the workspace and the temp folders, which
-/// the sandbox leaves writable.
+/// the sandbox leaves writable. The build may live under /tmp (a CI clone),
+/// so look for a place that is not.
 fn outside_home() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+    let writable = ["/tmp", "/var/tmp", "/dev/shm"];
+    let bases = [
+        std::env::var("HOME").unwrap_or_default(),
+        "/root".into(),
+        "/var/lib".into(),
+        "/opt".into(),
+        env!("CARGO_TARGET_TMPDIR").into(),
+    ];
+    for base in bases.iter().filter(|b| !b.is_empty()) {
+        let real = std::path::Path::new(base).canonicalize().unwrap_or_else(|_| base.into());
+        let temp = std::env::temp_dir().canonicalize().unwrap_or_else(|_| std::env::temp_dir());
+        if writable.iter().any(|w| real.starts_with(w)) || real.starts_with(&temp) {
+            continue;
+        }
+        if let Ok(dir) = tempfile::Builder::new().prefix(".hew-sandbox-test-").tempdir_in(&real) {
+            return dir;
+        }
+    }
+    panic!("no folder outside the temp folders to act as $HOME");
 }
 
 #[test]
