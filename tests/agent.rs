@@ -554,3 +554,75 @@ async fn context_exceeded_compacts_and_retries_once() {
     assert!(compacted);
     assert_eq!(server.requests().len(), 2);
 }
+
+#[tokio::test]
+async fn a_helper_agent_researches_read_only_and_its_usage_counts_once() {
+    let server = Server::start(
+        Wire::OpenAi,
+        vec![
+            reply(Turn::call("p1", "agent", json!({"task": "find where greet is defined"}))),
+            reply(Turn::call("h1", "grep", json!({"pattern": "fn greet"}))),
+            reply(Turn::call("h2", "write_file", json!({"path": "x.txt", "content": "no"}))),
+            reply(Turn::text("greet is in lib.rs line 1")),
+            reply(Turn::text("It is in lib.rs.")),
+        ],
+    );
+    let mut h = start(&server, ApprovalMode::FullAuto);
+    std::fs::write(h.work.path().join("lib.rs"), "fn greet() {}\n").unwrap();
+    h.ops.send(UserOp::Submit("where is greet?".into())).unwrap();
+    let mut names = Vec::new();
+    let mut last_total = None;
+    loop {
+        match h.next().await {
+            AgentEvent::ToolFinished { call, status, .. } => names.push((call.name, status)),
+            AgentEvent::Usage { total, .. } => last_total = Some(total),
+            AgentEvent::TurnFinished(outcome) => {
+                assert_eq!(outcome, Outcome::Done { answer: "It is in lib.rs.".into() });
+                break;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(
+        names,
+        vec![
+            ("agent › grep".to_owned(), CallStatus::Ok),
+            ("agent › write_file".to_owned(), CallStatus::Error),
+            ("agent".to_owned(), CallStatus::Ok),
+        ]
+    );
+    assert_eq!(h.file("x.txt"), None, "the helper cannot write");
+    let requests = server.requests();
+    let helper_tools: Vec<&str> =
+        requests[1].body["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+    assert_eq!(helper_tools, vec!["bash", "glob", "grep", "read_file"]);
+    assert_eq!(tool_results(&requests[4].body).last().unwrap().1, "greet is in lib.rs line 1");
+    // Each request's usage is counted once in the session total.
+    let expected: u64 = requests.iter().map(|r| (r.body.to_string().len() / 4) as u64).sum();
+    let total = last_total.unwrap();
+    let diff = (total.input_tokens as i64 - expected as i64).abs();
+    assert!(diff < 50, "total {} vs the sum of requests {expected}", total.input_tokens);
+}
+
+#[tokio::test]
+async fn interrupting_stops_a_helper_too() {
+    let server = Server::start(
+        Wire::Anthropic,
+        vec![
+            reply(Turn::call("p1", "agent", json!({"task": "look around"}))),
+            Step::Stall(Turn::text("slow helper"), Duration::from_secs(30)),
+        ],
+    );
+    let mut h = start(&server, ApprovalMode::Ask);
+    h.ops.send(UserOp::Submit("research".into())).unwrap();
+    loop {
+        if let AgentEvent::ToolStarted { .. } = h.next().await {
+            break;
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    h.ops.send(UserOp::Interrupt).unwrap();
+    let (calls, outcome) = h.finished_calls().await;
+    assert_eq!(outcome, Outcome::Interrupted);
+    assert_eq!(calls, vec![("p1".into(), CallStatus::Interrupted)]);
+}

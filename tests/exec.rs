@@ -81,9 +81,9 @@ fn write_then_answer(wire: Wire) {
             assert_eq!(calls[0]["input"], json!({"command": "cat hello.txt"}));
         }
     }
-    // Every request offers the same seven tools.
+    // Every request offers the same eight tools.
     let tools = last.body["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 7);
+    assert_eq!(tools.len(), 8);
 }
 
 #[test]
@@ -180,7 +180,7 @@ fn malformed_arguments_and_unknown_tools_go_back_to_the_model() {
     let second = seen(&requests[2].body);
     assert!(
         second.contains(
-            "there is no tool named `frobnicate`; the tools are: bash, edit_file, glob, grep, read_file, todo, write_file"
+            "there is no tool named `frobnicate`; the tools are: agent, bash, edit_file, glob, grep, read_file, todo, write_file"
         ),
         "{second}"
     );

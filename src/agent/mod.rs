@@ -10,6 +10,7 @@ pub mod instructions;
 pub mod policy;
 pub mod prompt;
 pub mod protocol;
+pub mod subagent;
 mod undo;
 
 use std::collections::VecDeque;
@@ -28,6 +29,7 @@ use crate::tools::{Registry, ToolContext};
 
 /// Where the agent's events go: to the front end, and (when the session is
 /// saved) into the transcript, as they happen.
+#[derive(Clone)]
 pub struct EventTx {
     tx: mpsc::UnboundedSender<AgentEvent>,
     session: Option<Arc<Mutex<Writer>>>,
@@ -108,11 +110,15 @@ pub struct Agent {
     settings: AgentSettings,
     system: String,
     history: Vec<Message>,
-    usage: Usage,
+    /// Shared with helper agents, whose requests count too.
+    usage: Arc<Mutex<Usage>>,
     session: Option<Arc<Mutex<Writer>>>,
     /// Told to the model with the next message.
     note: Option<String>,
     estimator: compact::Estimator,
+    /// A helper agent: it shares its parent's tool context, and must not
+    /// move the parent's turn count (which groups undo checkpoints).
+    is_helper: bool,
 }
 
 impl Agent {
@@ -134,10 +140,11 @@ impl Agent {
             settings,
             system,
             history: Vec::new(),
-            usage: Usage::default(),
+            usage: Arc::new(Mutex::new(Usage::default())),
             session: None,
             note: None,
             estimator: compact::Estimator::default(),
+            is_helper: false,
         }
     }
 
@@ -160,6 +167,13 @@ impl Agent {
     /// Serves requests until `Shutdown` or the op channel closes.
     pub async fn run(mut self, mut ops: mpsc::UnboundedReceiver<UserOp>, events: mpsc::UnboundedSender<AgentEvent>) {
         let events = EventTx { tx: events, session: self.session.clone() };
+        // This agent's helpers report through its channel. A helper never
+        // reaches here (it runs a turn directly), so helpers cannot nest.
+        if self.registry.get("agent").is_some() {
+            let helper = subagent::SubAgent::new(self.provider.clone(), &self.ctx, &self.settings, self.usage.clone());
+            let _ = helper.events.set(events.clone());
+            let _ = self.ctx.delegate.set(Arc::new(helper));
+        }
         let mut queued: VecDeque<String> = VecDeque::new();
         let mut deferred: Vec<UserOp> = Vec::new();
         let mut closing = false;
@@ -240,7 +254,9 @@ impl Agent {
                 m.role == Role::User && m.content.iter().any(|b| matches!(b, crate::provider::Block::Text { .. }))
             })
             .count();
-        self.ctx.turn.store(number, std::sync::atomic::Ordering::Relaxed);
+        if !self.is_helper {
+            self.ctx.turn.store(number, std::sync::atomic::Ordering::Relaxed);
+        }
         let specs = self.registry.specs();
         let mut overflowed = false;
         for round in 1..=self.settings.max_turns {
@@ -299,8 +315,14 @@ impl Agent {
             let completion = assembler.finish();
             self.estimator.correct(chars, completion.usage.input_tokens);
             events.record(Record::Assistant { message: completion.message.clone(), ts: now_ms() });
-            self.usage.add(completion.usage);
-            let _ = events.send(AgentEvent::Usage { request: completion.usage, total: self.usage });
+            let total = match self.usage.lock() {
+                Ok(mut usage) => {
+                    usage.add(completion.usage);
+                    *usage
+                }
+                Err(_) => completion.usage,
+            };
+            let _ = events.send(AgentEvent::Usage { request: completion.usage, total });
             let text = completion.message.text();
             let _ = events.send(AgentEvent::AssistantText(text.clone()));
             let calls: Vec<_> = completion.message.tool_calls().cloned().collect();
@@ -345,7 +367,7 @@ impl Agent {
 
     /// What the session has cost so far, if the model's prices are known.
     pub fn spent(&self) -> Option<f64> {
-        cost(self.usage, &self.settings.model)
+        cost(self.usage.lock().map(|u| *u).unwrap_or_default(), &self.settings.model)
     }
 
     /// Stops before a request whose prompt alone would take the session past

@@ -151,4 +151,12 @@ mod tests {
         assert_eq!(done.message.content, vec![Block::Text { text: "whole".into() }]);
         assert_eq!(done.stop, StopReason::EndTurn);
     }
+
+    #[test]
+    fn a_stream_that_never_reports_usage_counts_zero() {
+        let mut asm = Assembler::new();
+        asm.push(&StreamEvent::TextDelta("hi".into()));
+        asm.push(&StreamEvent::Done(StopReason::EndTurn));
+        assert_eq!(asm.finish().usage, Usage::default());
+    }
 }

@@ -9,6 +9,7 @@
 //! names a concrete tool; adding one is a new file and a line in
 //! [`Registry::standard`].
 
+pub mod agent_tool;
 pub mod bash;
 pub mod checkpoint;
 mod edit_file;
@@ -97,6 +98,9 @@ pub struct ToolContext {
     pub turn: std::sync::atomic::AtomicUsize,
     /// The model's task list, as its last `todo` call left it.
     pub todos: Mutex<Vec<todo::TodoItem>>,
+    /// Runs helper agents for the `agent` tool; set by the agent that owns
+    /// this context, never by a helper (so helpers cannot start helpers).
+    pub delegate: std::sync::OnceLock<std::sync::Arc<dyn agent_tool::Delegate>>,
 }
 
 impl ToolContext {
@@ -111,6 +115,7 @@ impl ToolContext {
             checkpoints: checkpoint::Checkpoints::default(),
             turn: std::sync::atomic::AtomicUsize::new(0),
             todos: Mutex::new(Vec::new()),
+            delegate: std::sync::OnceLock::new(),
         }
     }
 
@@ -181,9 +186,24 @@ impl Registry {
             Box::new(glob::Glob),
             Box::new(grep::Grep),
             Box::new(todo::Todo),
+            Box::new(agent_tool::AgentTool),
         ];
         for tool in tools {
             // The names above are distinct; a clash is a programming error caught by tests.
+            if let Err(e) = registry.register(tool) {
+                tracing::error!("{e}");
+            }
+        }
+        registry
+    }
+
+    /// The tools a helper agent gets: reading and searching, and bash
+    /// (which the read-only approval mode limits to read-only commands).
+    pub fn read_only() -> Self {
+        let mut registry = Registry::new();
+        let tools: Vec<Box<dyn Tool>> =
+            vec![Box::new(read_file::ReadFile), Box::new(glob::Glob), Box::new(grep::Grep), Box::new(bash::Bash)];
+        for tool in tools {
             if let Err(e) = registry.register(tool) {
                 tracing::error!("{e}");
             }

@@ -70,7 +70,8 @@ impl Work {
 #[test]
 fn registry_refuses_duplicates_and_lists_the_tools() {
     let mut registry = Registry::standard();
-    assert_eq!(registry.names(), vec!["bash", "edit_file", "glob", "grep", "read_file", "todo", "write_file"]);
+    assert_eq!(registry.names(), vec!["agent", "bash", "edit_file", "glob", "grep", "read_file", "todo", "write_file"]);
+    assert_eq!(Registry::read_only().names(), vec!["bash", "glob", "grep", "read_file"]);
     assert_eq!(registry.register(Box::new(read_file::ReadFile)), Err(DuplicateTool("read_file".into())));
     for spec in registry.specs() {
         assert_eq!(spec.schema["type"], "object", "{}", spec.name);
