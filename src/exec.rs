@@ -4,16 +4,12 @@
 //! the agent runs non-interactive and refuses what would need a person.
 
 use std::io::Write;
-use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use crate::agent::{Agent, AgentEvent, AgentSettings, CallStatus, Decision, Outcome, UserOp, policy::Rules};
-use crate::config::{Config, SandboxMode};
-use crate::provider::{self, Provider};
-use crate::sandbox::{self, Sandbox};
-use crate::tools::{Registry, ToolContext};
+use crate::agent::{AgentEvent, CallStatus, Decision, Outcome, UserOp};
+use crate::config::Config;
 
 /// Exit statuses, as DESIGN.md fixes them.
 pub const EXIT_OK: i32 = 0;
@@ -28,65 +24,16 @@ pub struct ExecOptions {
     pub resume: Option<String>,
 }
 
-/// Builds the session's tool context: confined to the workspace, hew's own
-/// folder off limits, keys hidden from children.
-/// Says, in `notices`, when the OS sandbox cannot be used.
-pub fn tool_context(config: &Config, notices: &mut Vec<String>) -> ToolContext {
-    let mut hidden = vec!["OPENAI_API_KEY".to_owned(), "ANTHROPIC_API_KEY".to_owned()];
-    if !hidden.contains(&config.api_key_env) {
-        hidden.push(config.api_key_env.clone());
-    }
-    let protected = vec![config.hew_home.clone(), config.sessions_dir.clone()];
-    let ctx = ToolContext::new(config.workspace.clone(), protected, hidden);
-    let sandbox = match config.sandbox {
-        SandboxMode::Off => None,
-        SandboxMode::On if sandbox::kernel_abi().is_none() => {
-            notices.push("this kernel has no Landlock, so commands run without the OS sandbox (approvals and command checks still apply)".into());
-            None
-        }
-        SandboxMode::On => Some(Sandbox::new(&config.workspace, ctx.home.as_deref(), &config.sandbox_writable)),
-    };
-    ctx.with_sandbox(sandbox)
-}
-
 pub async fn run(config: Config, options: ExecOptions) -> i32 {
-    let provider: Arc<dyn Provider> = match provider::build(config.provider.clone()) {
-        Ok(p) => Arc::from(p),
-        Err(e) => {
-            eprintln!("hew: {e}");
+    let started = match crate::setup::start(&config, options.resume.as_deref(), false, false) {
+        Ok(started) => started,
+        Err(message) => {
+            eprintln!("hew: {message}");
             return EXIT_USAGE;
         }
     };
-    let instructions = crate::agent::instructions::load(&config.workspace, &config.hew_home);
-    let settings = AgentSettings {
-        approval: config.approval,
-        max_turns: config.max_turns,
-        interactive: false,
-        max_output_tokens: 8192,
-        rules: Rules::new(config.allow.clone(), config.deny.clone()),
-        model: config.model_info(),
-        max_cost: config.max_cost,
-        instructions: instructions.clone(),
-    };
-    let opened = match crate::session::open::open(&config, options.resume.as_deref()) {
-        Ok(opened) => opened,
-        Err(e) => {
-            eprintln!("hew: {e}");
-            return EXIT_USAGE;
-        }
-    };
-    // The records themselves are not needed here: keep outputs in memory once.
-    let crate::session::open::Opened { writer, history, warnings, .. } = opened;
-    let mut notices = config.notices.clone();
-    notices.extend(warnings.iter().map(|w| format!("session: {w}")));
-    if !instructions.files.is_empty() {
-        let files: Vec<String> = instructions.files.iter().map(|f| f.display().to_string()).collect();
-        notices.push(format!("following instructions from {}", files.join(", ")));
-    }
-    let ctx = tool_context(&config, &mut notices);
-    let agent = Agent::new(provider, Arc::new(Registry::standard()), Arc::new(ctx), settings)
-        .with_history(history)
-        .with_session(writer);
+    let agent = started.agent;
+    let notices = started.notices;
     let (ops_tx, ops_rx) = mpsc::unbounded_channel();
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let task = tokio::spawn(agent.run(ops_rx, events_tx));
@@ -94,18 +41,11 @@ pub async fn run(config: Config, options: ExecOptions) -> i32 {
     for notice in &notices {
         out.notice(notice);
     }
-    let model = config.model_info();
-    if config.max_cost.is_some() && (model.input_price.is_none() || model.output_price.is_none()) {
-        out.notice(&format!(
-            "the price of {} is unknown, so --max-cost cannot be enforced; add input_price and output_price under [models.\"{}\"]",
-            config.provider.model, config.provider.model
-        ));
-    }
     let _ = ops_tx.send(UserOp::Submit(options.prompt));
 
     // SIGINT, SIGTERM and SIGHUP all stop the task the same way; the exit
     // status says which (128 + signal number).
-    let mut stop = Signals::new();
+    let mut stop = crate::setup::Signals::new(true);
     let mut interrupted: Option<i32> = None;
     let code = loop {
         let event = tokio::select! {
@@ -127,40 +67,6 @@ pub async fn run(config: Config, options: ExecOptions) -> i32 {
     let _ = tokio::time::timeout(Duration::from_secs(1), task).await;
     crate::tools::bash::kill_all();
     code
-}
-
-/// The signals that end a headless run.
-struct Signals {
-    term: Option<tokio::signal::unix::Signal>,
-    hup: Option<tokio::signal::unix::Signal>,
-}
-
-impl Signals {
-    fn new() -> Self {
-        use tokio::signal::unix::{SignalKind, signal};
-        Signals { term: signal(SignalKind::terminate()).ok(), hup: signal(SignalKind::hangup()).ok() }
-    }
-
-    /// Waits for the next stop signal and returns its number.
-    async fn next(&mut self) -> i32 {
-        let term = async {
-            match &mut self.term {
-                Some(s) => s.recv().await,
-                None => std::future::pending().await,
-            }
-        };
-        let hup = async {
-            match &mut self.hup {
-                Some(s) => s.recv().await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => libc::SIGINT,
-            _ = term => libc::SIGTERM,
-            _ = hup => libc::SIGHUP,
-        }
-    }
 }
 
 struct Output {

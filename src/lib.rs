@@ -10,5 +10,6 @@ pub mod provider;
 pub mod safety;
 pub mod sandbox;
 pub mod session;
+pub mod setup;
 pub mod tools;
 pub mod ui;

@@ -20,18 +20,16 @@ pub mod theme;
 pub mod view;
 pub mod wrap;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, EventStream, KeyEventKind, MouseEventKind};
 use futures_util::StreamExt;
 use tokio::sync::mpsc;
 
-use crate::agent::{Agent, AgentSettings, Decision, policy::Rules};
+use crate::agent::Decision;
 use crate::config::{Config, SandboxMode};
-use crate::exec::{EXIT_FAILED, EXIT_OK, EXIT_USAGE, tool_context};
-use crate::provider::{self, Provider};
-use crate::tools::{Effect, Registry};
+use crate::exec::{EXIT_FAILED, EXIT_OK, EXIT_USAGE};
+use crate::tools::Effect;
 use app::{App, Control, Status};
 use composer::Composer;
 
@@ -39,44 +37,14 @@ const TICK: Duration = Duration::from_millis(100);
 
 pub async fn run(config: Config, resume: Option<String>) -> i32 {
     theme::init_from_env();
-    let provider: Arc<dyn Provider> = match provider::build(config.provider.clone()) {
-        Ok(p) => Arc::from(p),
-        Err(e) => {
-            eprintln!("hew: {e}");
+    let started = match crate::setup::start(&config, resume.as_deref(), true, true) {
+        Ok(started) => started,
+        Err(message) => {
+            eprintln!("hew: {message}");
             return EXIT_USAGE;
         }
     };
-    let opened = match crate::session::open::open(&config, resume.as_deref()) {
-        Ok(opened) => opened,
-        Err(e) => {
-            eprintln!("hew: {e}");
-            return EXIT_USAGE;
-        }
-    };
-    let session_id = opened.writer.id.clone();
-    let session_path = opened.writer.path.clone();
-    let mut notices = config.notices.clone();
-    notices.extend(opened.warnings.iter().map(|w| format!("session: {w}")));
-    let instructions = crate::agent::instructions::load(&config.workspace, &config.hew_home);
-    if !instructions.files.is_empty() {
-        let files: Vec<String> = instructions.files.iter().map(|f| f.display().to_string()).collect();
-        notices.push(format!("following instructions from {}", files.join(", ")));
-    }
-    let ctx = tool_context(&config, &mut notices);
-    let sandboxed = ctx.sandbox.is_some();
-    let settings = AgentSettings {
-        approval: config.approval,
-        max_turns: config.max_turns,
-        interactive: true,
-        max_output_tokens: 8192,
-        rules: Rules::new(config.allow.clone(), config.deny.clone()),
-        model: config.model_info(),
-        max_cost: config.max_cost,
-        instructions: instructions.clone(),
-    };
-    let agent = Agent::new(provider, Arc::new(Registry::standard()), Arc::new(ctx), settings)
-        .with_history(opened.history)
-        .with_session(opened.writer);
+    let crate::setup::Started { agent, notices, session_id, session_path, records, sandboxed } = started;
     let (ops_tx, ops_rx) = mpsc::unbounded_channel();
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let agent_task = tokio::spawn(agent.run(ops_rx, events_tx));
@@ -105,8 +73,8 @@ pub async fn run(config: Config, resume: Option<String>) -> i32 {
     };
     let composer = Composer::new(Some(config.hew_home.join("history")));
     let mut app = App::new(ops_tx.clone(), composer, status);
-    if !opened.records.is_empty() {
-        app.load_records(&opened.records);
+    if !records.is_empty() {
+        app.load_records(&records);
         app.notice(format!("resumed session {session_id}"), false);
     }
     for notice in notices {
@@ -117,7 +85,7 @@ pub async fn run(config: Config, resume: Option<String>) -> i32 {
     }
 
     let mut input = EventStream::new();
-    let mut signals = Signals::new();
+    let mut signals = crate::setup::Signals::new(false);
     let mut dirty = true;
     let mut next_tick = tokio::time::Instant::now();
     let code = loop {
@@ -263,38 +231,6 @@ fn edit_externally(terminal: &mut terminal::Tui, text: &str, extension: &str) ->
     match status {
         Ok(s) if s.success() => std::fs::read_to_string(file.path()).ok(),
         _ => None,
-    }
-}
-
-/// SIGTERM and SIGHUP end the interface cleanly (the terminal is restored).
-struct Signals {
-    term: Option<tokio::signal::unix::Signal>,
-    hup: Option<tokio::signal::unix::Signal>,
-}
-
-impl Signals {
-    fn new() -> Self {
-        use tokio::signal::unix::{SignalKind, signal};
-        Signals { term: signal(SignalKind::terminate()).ok(), hup: signal(SignalKind::hangup()).ok() }
-    }
-
-    async fn next(&mut self) {
-        let term = async {
-            match &mut self.term {
-                Some(s) => s.recv().await,
-                None => std::future::pending().await,
-            }
-        };
-        let hup = async {
-            match &mut self.hup {
-                Some(s) => s.recv().await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            _ = term => {}
-            _ = hup => {}
-        }
     }
 }
 
