@@ -361,26 +361,8 @@ fn sigint_cancels_kills_children_and_exits_130() {
             json!({"command": "(sleep 60; echo late > late.txt) & echo $! > pid.txt; sleep 60"}),
         ))],
     );
-    let bin = assert_cmd::cargo::cargo_bin("hew");
-    let child = std::process::Command::new(bin)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", env.home.path())
-        .env("HEW_HOME", env.home.path().join("hew"))
-        .env("OPENAI_API_KEY", KEY)
-        .current_dir(env.work.path())
-        .args(["--base-url", &server.base_url(), "exec", "--approval", "full-auto", "wait"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid_file = env.path("pid.txt");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while !pid_file.exists() || std::fs::read_to_string(&pid_file).unwrap().trim().is_empty() {
-        assert!(std::time::Instant::now() < deadline, "the command never started");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let grandchild: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    let child = env.spawn(&server, &["exec", "--approval", "full-auto", "wait"]);
+    let grandchild = env.wait_for_pid("pid.txt");
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));

@@ -4,7 +4,7 @@
 mod support;
 
 use serde_json::json;
-use support::env::{Env, KEY};
+use support::env::Env;
 use support::{Server, Turn, Wire, reply};
 
 fn text(bytes: &[u8]) -> String {
@@ -161,25 +161,8 @@ fn sigterm_stops_the_task_and_its_children() {
         Wire::OpenAi,
         vec![reply(Turn::call("c1", "bash", json!({"command": "sleep 60 & echo $! > pid.txt; wait"})))],
     );
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hew"))
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", env.home.path())
-        .env("HEW_HOME", env.home.path().join("hew"))
-        .env("OPENAI_API_KEY", KEY)
-        .current_dir(env.work.path())
-        .args(["--base-url", &server.base_url(), "exec", "--approval", "full-auto", "wait"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid_file = env.path("pid.txt");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while std::fs::read_to_string(&pid_file).map(|s| s.trim().is_empty()).unwrap_or(true) {
-        assert!(std::time::Instant::now() < deadline, "the command never started");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let sleeper: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    let child = env.spawn(&server, &["exec", "--approval", "full-auto", "wait"]);
+    let sleeper = env.wait_for_pid("pid.txt");
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(143), "{}", text(&out.stderr));

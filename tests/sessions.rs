@@ -125,29 +125,12 @@ fn a_killed_session_resumes_with_the_running_call_interrupted() {
             reply(Turn::text("Picked up.")),
         ],
     );
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hew"))
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", env.home.path())
-        .env("HEW_HOME", env.home.path().join("hew"))
-        .env("ANTHROPIC_API_KEY", KEY)
-        .current_dir(env.work.path())
-        .args(["--provider", "anthropic", "--base-url", &server.base_url(), "exec", "--approval", "full-auto", "wait"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid_file = env.path("pid.txt");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while std::fs::read_to_string(&pid_file).map(|s| s.trim().is_empty()).unwrap_or(true) {
-        assert!(std::time::Instant::now() < deadline);
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let child = env.spawn(&server, &["exec", "--approval", "full-auto", "wait"]);
+    let pid = env.wait_for_pid("pid.txt");
     let mut child = child;
     child.kill().unwrap(); // SIGKILL: no cleanup runs
     child.wait().unwrap();
     // The orphaned command is ours to end here; hew had no chance to.
-    let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
     unsafe { libc::killpg(pid, libc::SIGKILL) };
 
     let out = env.cmd(Some(&server)).args(["exec", "--resume", "last", "go on"]).output().unwrap();

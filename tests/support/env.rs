@@ -42,3 +42,40 @@ impl Env {
         self.work.path().join(rel)
     }
 }
+
+impl Env {
+    /// Starts the real binary in the background (for signals), with the
+    /// key for `server`'s wire format.
+    pub fn spawn(&self, server: &Server, args: &[&str]) -> std::process::Child {
+        let (provider, var) = match server.wire {
+            Wire::OpenAi => ("openai", "OPENAI_API_KEY"),
+            Wire::Anthropic => ("anthropic", "ANTHROPIC_API_KEY"),
+        };
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("hew"))
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.home.path())
+            .env("HEW_HOME", self.home.path().join("hew"))
+            .env(var, KEY)
+            .current_dir(self.work.path())
+            .args(["--provider", provider, "--base-url", &server.base_url()])
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    /// Waits until a command wrote a process id into `rel`, and returns it.
+    pub fn wait_for_pid(&self, rel: &str) -> i32 {
+        let path = self.path(rel);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            if let Some(pid) = std::fs::read_to_string(&path).ok().and_then(|s| s.trim().parse().ok()) {
+                return pid;
+            }
+            assert!(std::time::Instant::now() < deadline, "the command never wrote {rel}");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
