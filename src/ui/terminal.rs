@@ -6,7 +6,10 @@
 use std::io::{IsTerminal, Stdout, Write, stdout};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crossterm::event::{DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture};
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture, KeyboardEnhancementFlags,
+    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+};
 use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode};
 use crossterm::{cursor, execute};
 use ratatui::Terminal;
@@ -16,6 +19,8 @@ pub type Tui = Terminal<CrosstermBackend<Stdout>>;
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static MOUSE: AtomicBool = AtomicBool::new(false);
+/// The terminal reports modified keys (Shift-Enter) since we asked it to.
+static ENHANCED: AtomicBool = AtomicBool::new(false);
 
 /// Restores the terminal when dropped.
 pub struct Guard;
@@ -55,6 +60,9 @@ pub fn restore() {
         return;
     }
     let mut out = stdout();
+    if ENHANCED.swap(false, Ordering::SeqCst) {
+        let _ = execute!(out, PopKeyboardEnhancementFlags);
+    }
     if MOUSE.swap(false, Ordering::SeqCst) {
         let _ = execute!(out, DisableMouseCapture);
     }
@@ -77,10 +85,20 @@ pub fn resume(terminal: &mut Tui) {
         ACTIVE.store(true, Ordering::SeqCst);
     }
     let _ = execute!(stdout(), EnterAlternateScreen, EnableBracketedPaste, cursor::Hide);
+    enhance_keys();
     if MOUSE.load(Ordering::SeqCst) {
         let _ = execute!(stdout(), EnableMouseCapture);
     }
     let _ = terminal.clear();
+}
+
+/// Asks terminals that can (kitty's protocol) to tell Shift-Enter from Enter.
+fn enhance_keys() {
+    if crossterm::terminal::supports_keyboard_enhancement().unwrap_or(false)
+        && execute!(stdout(), PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)).is_ok()
+    {
+        ENHANCED.store(true, Ordering::SeqCst);
+    }
 }
 
 fn install_panic_hook() {
