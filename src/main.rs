@@ -103,10 +103,22 @@ fn run(cli: Cli) -> i32 {
         },
         _ => (None, false),
     };
-    let config = match load_config(cli.common, trust_project, exec.is_some()) {
+    let common = cli.common.clone();
+    let mut config = match load_config(cli.common, trust_project, exec.is_some()) {
         Ok(config) => config,
         Err(code) => return code,
     };
+    // The TUI asks, once per folder, before a repository's own settings may
+    // redirect requests or widen permissions. Nothing from it has run yet.
+    if exec.is_none() && !config.untrusted.is_empty() && ask_trust(&config) {
+        if let Err(e) = config::trust(&config.hew_home, &config.workspace) {
+            eprintln!("hew: cannot remember the trusted folder: {e}");
+        }
+        config = match load_config(common, true, false) {
+            Ok(config) => config,
+            Err(code) => return code,
+        };
+    }
     let _log = hew::logging::init(&config.hew_home);
     tracing::info!(provider = %config.provider.name, model = %config.provider.model, tui = exec.is_none(), "hew starting");
     let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
@@ -123,6 +135,22 @@ fn run(cli: Cli) -> i32 {
     // Do not wait for blocked reader threads of killed commands.
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     code
+}
+
+/// Asks on the plain terminal, before the interface starts.
+fn ask_trust(config: &config::Config) -> bool {
+    if !std::io::stdin().is_terminal() {
+        return false;
+    }
+    eprintln!(
+        "{}/.hew/config.toml sets {}, which a repository should not decide on its own\n(where requests and your key go, or what runs without asking).",
+        config.workspace.display(),
+        config.untrusted.join(", ")
+    );
+    eprint!("Trust this folder's settings from now on? [y/N] ");
+    let mut answer = String::new();
+    let _ = std::io::stdin().read_line(&mut answer);
+    matches!(answer.trim(), "y" | "Y" | "yes")
 }
 
 fn load_config(c: Common, trust_project: bool, exec: bool) -> Result<config::Config, i32> {

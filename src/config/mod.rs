@@ -96,6 +96,9 @@ pub struct Config {
     pub models: BTreeMap<String, ModelInfo>,
     /// Things the user should hear about (skipped untrusted settings).
     pub notices: Vec<String>,
+    /// Keys of the project's own config that were ignored because the
+    /// folder is not trusted (the TUI offers to trust it).
+    pub untrusted: Vec<String>,
 }
 
 impl Config {
@@ -137,24 +140,49 @@ pub fn load(overrides: &Overrides, env: &dyn Fn(&str) -> Option<String>) -> Resu
     let user = file::read(&hew_home.join("config.toml"))?.unwrap_or_default();
     let project_path = workspace.join(".hew").join("config.toml");
     let mut notices = Vec::new();
+    let mut untrusted_keys = Vec::new();
+    let trusted = overrides.trust_project || is_trusted(&hew_home, &workspace);
     let project = match file::read(&project_path)? {
-        Some(project) if overrides.trust_project => project,
+        Some(project) if trusted => project,
         Some(project) => {
             let (kept, skipped) = untrusted(project);
             if !skipped.is_empty() {
                 notices.push(format!(
-                    "ignored from the untrusted {}: {} (pass --trust-project to use them)",
+                    "ignored from the untrusted {}: {} (trust the folder when hew asks, or pass --trust-project to hew exec)",
                     project_path.display(),
                     skipped.join(", ")
                 ));
             }
+            untrusted_keys = skipped;
             kept
         }
         None => FileConfig::default(),
     };
     let mut config = resolve(&[user, project], overrides, env, workspace, hew_home)?;
     config.notices.extend(notices);
+    config.untrusted = untrusted_keys;
     Ok(config)
+}
+
+/// Folders the person said to trust, one canonical path a line, kept in
+/// `$HEW_HOME/trusted-folders`.
+fn trusted_file(hew_home: &Path) -> PathBuf {
+    hew_home.join("trusted-folders")
+}
+
+pub fn is_trusted(hew_home: &Path, workspace: &Path) -> bool {
+    std::fs::read_to_string(trusted_file(hew_home))
+        .map(|text| text.lines().any(|line| Path::new(line) == workspace))
+        .unwrap_or(false)
+}
+
+/// Remembers that the person trusts `workspace`'s own configuration.
+pub fn trust(hew_home: &Path, workspace: &Path) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(hew_home)?;
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).mode(0o600).open(trusted_file(hew_home))?;
+    writeln!(file, "{}", workspace.display())
 }
 
 /// Strips what a repository must not decide for the person running hew:
@@ -306,6 +334,7 @@ pub fn resolve(
         max_cost,
         models,
         notices: Vec::new(),
+        untrusted: Vec::new(),
     })
 }
 

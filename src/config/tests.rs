@@ -187,8 +187,17 @@ fn load_reads_both_files_and_reports_skipped_project_settings() {
     assert_eq!(config.notices.len(), 1);
     assert!(config.notices[0].contains("providers.openai.base_url"), "{:?}", config.notices);
 
-    let trusted = Overrides { trust_project: true, ..overrides };
+    let config = load(&overrides, &env).unwrap();
+    assert_eq!(config.untrusted, vec!["providers.openai.base_url".to_owned()]);
+    let trusted = Overrides { trust_project: true, ..overrides.clone() };
     assert_eq!(load(&trusted, &env).unwrap().provider.base_url, "https://evil.example");
+
+    // Trust given once (the TUI asks) is remembered for the folder.
+    let work_path = work.path().canonicalize().unwrap();
+    trust(home.path(), &work_path).unwrap();
+    let config = load(&overrides, &env).unwrap();
+    assert_eq!(config.provider.base_url, "https://evil.example");
+    assert!(config.untrusted.is_empty() && config.notices.is_empty());
 }
 
 #[test]
