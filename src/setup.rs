@@ -44,6 +44,7 @@ pub fn start(config: &Config, resume: Option<&str>, interactive: bool, keep_reco
         ));
     }
     let ctx = tool_context(config, &mut notices);
+    ctx.checkpoints.attach(crate::tools::checkpoint::store_path(&opened.writer.path));
     let sandboxed = ctx.sandbox.is_some();
     let settings = AgentSettings {
         approval: config.approval,

@@ -1,20 +1,42 @@
 //! Undo without git: before hew changes a file, the file's prior content
-//! (or its absence) is kept here, grouped by the turn that changed it.
-//! Undo restores a turn's files, but only where nothing else touched them
-//! since: a person's later edits are never clobbered.
+//! (or its absence) is kept here, grouped by the turn that changed it, and
+//! written beside the session transcript (`<id>.undo`, one JSON line per
+//! change) so a resumed session can still undo. Undo restores a turn's
+//! files, but only where nothing else touched them since: a person's later
+//! edits are never clobbered.
 
-use std::path::PathBuf;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-#[derive(Debug, Clone, PartialEq)]
+use serde::{Deserialize, Serialize};
+
+use super::files::hash;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Checkpoint {
     pub turn: usize,
     pub abs: PathBuf,
     pub path: String,
     /// The content before hew's change; `None` when hew created the file.
     pub before: Option<String>,
-    /// What hew wrote.
-    pub after: String,
+    /// What hew wrote, by hash and length (the file itself holds it).
+    pub after_hash: u64,
+    pub after_len: usize,
+}
+
+impl Checkpoint {
+    pub fn new(turn: usize, abs: PathBuf, path: String, before: Option<String>, after: &str) -> Self {
+        Checkpoint { turn, abs, path, before, after_hash: hash(after.as_bytes()), after_len: after.len() }
+    }
+}
+
+/// One line of the store: a change, or "turns from N on were undone".
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+enum Line {
+    Change(Checkpoint),
+    Dropped { dropped_since: usize },
 }
 
 /// One file to put back.
@@ -31,10 +53,47 @@ pub struct Restore {
 #[derive(Debug, Default)]
 pub struct Checkpoints {
     changes: Mutex<Vec<Checkpoint>>,
+    file: Mutex<Option<PathBuf>>,
 }
 
 impl Checkpoints {
+    /// Keeps checkpoints in `path` from now on, first loading what an
+    /// earlier run of the same session kept there.
+    pub fn attach(&self, path: PathBuf) {
+        let mut loaded = Vec::new();
+        if let Ok(file) = std::fs::File::open(&path) {
+            for line in std::io::BufReader::new(file).lines().map_while(Result::ok) {
+                match serde_json::from_str::<Line>(&line) {
+                    Ok(Line::Change(c)) => loaded.push(c),
+                    Ok(Line::Dropped { dropped_since }) => loaded.retain(|c: &Checkpoint| c.turn < dropped_since),
+                    Err(_) => {} // a torn last line: that change was not made
+                }
+            }
+        }
+        if let Ok(mut changes) = self.changes.lock() {
+            *changes = loaded;
+        }
+        if let Ok(mut file) = self.file.lock() {
+            *file = Some(path);
+        }
+    }
+
+    fn persist(&self, line: &Line) {
+        let Some(path) = self.file.lock().ok().and_then(|f| f.clone()) else { return };
+        let result = (|| -> std::io::Result<()> {
+            use std::os::unix::fs::OpenOptionsExt;
+            let mut file = std::fs::OpenOptions::new().create(true).append(true).mode(0o600).open(&path)?;
+            let mut text = serde_json::to_string(line).map_err(std::io::Error::other)?;
+            text.push('\n');
+            file.write_all(text.as_bytes())
+        })();
+        if let Err(e) = result {
+            tracing::warn!("cannot keep the undo checkpoint in {}: {e}", path.display());
+        }
+    }
+
     pub fn keep(&self, checkpoint: Checkpoint) {
+        self.persist(&Line::Change(checkpoint.clone()));
         if let Ok(mut changes) = self.changes.lock() {
             changes.push(checkpoint);
         }
@@ -56,26 +115,32 @@ impl Checkpoints {
     /// before `first`.
     pub fn plan_since(&self, first: usize) -> Result<Vec<Restore>, String> {
         let changes = self.changes.lock().map_err(|_| "the checkpoint store is unavailable".to_owned())?;
-        let mut restores: Vec<Restore> = Vec::new();
+        // Per file: the earliest `before`, and the latest write to check against.
+        let mut files: Vec<(Checkpoint, (u64, usize))> = Vec::new();
         for change in changes.iter().filter(|c| c.turn >= first) {
-            match restores.iter_mut().find(|r| r.abs == change.abs) {
-                // A later change in the same turn: the file now holds its `after`.
-                Some(existing) => existing.current = change.after.clone(),
-                None => restores.push(Restore {
-                    abs: change.abs.clone(),
-                    path: change.path.clone(),
-                    current: change.after.clone(),
-                    before: change.before.clone(),
-                }),
+            match files.iter_mut().find(|(c, _)| c.abs == change.abs) {
+                Some((_, last)) => *last = (change.after_hash, change.after_len),
+                None => files.push((change.clone(), (change.after_hash, change.after_len))),
             }
         }
-        for restore in &restores {
-            let now = std::fs::read(&restore.abs).ok();
-            if now.as_deref() != Some(restore.current.as_bytes()) {
-                return Err(format!(
-                    "{} changed outside hew after the turn that edited it, so nothing was undone (your edits are kept)",
-                    restore.path
-                ));
+        let mut restores = Vec::new();
+        for (first_change, (after_hash, after_len)) in files {
+            let now = std::fs::read(&first_change.abs).ok();
+            let unchanged = now.as_ref().is_some_and(|bytes| bytes.len() == after_len && hash(bytes) == after_hash);
+            let current = now.and_then(|bytes| String::from_utf8(bytes).ok());
+            match current {
+                Some(current) if unchanged => restores.push(Restore {
+                    abs: first_change.abs,
+                    path: first_change.path,
+                    current,
+                    before: first_change.before,
+                }),
+                _ => {
+                    return Err(format!(
+                        "{} changed outside hew after the turn that edited it, so nothing was undone (your edits are kept)",
+                        first_change.path
+                    ));
+                }
             }
         }
         Ok(restores)
@@ -83,10 +148,16 @@ impl Checkpoints {
 
     /// Forgets the changes of `turn` and later ones once they are undone.
     pub fn drop_since(&self, turn: usize) {
+        self.persist(&Line::Dropped { dropped_since: turn });
         if let Ok(mut changes) = self.changes.lock() {
             changes.retain(|c| c.turn < turn);
         }
     }
+}
+
+/// Where a session keeps its undo checkpoints: beside its transcript.
+pub fn store_path(transcript: &Path) -> PathBuf {
+    transcript.with_extension("undo")
 }
 
 #[cfg(test)]
@@ -95,13 +166,8 @@ mod tests {
 
     fn keep(store: &Checkpoints, turn: usize, abs: &std::path::Path, before: Option<&str>, after: &str) {
         std::fs::write(abs, after).unwrap();
-        store.keep(Checkpoint {
-            turn,
-            abs: abs.to_path_buf(),
-            path: abs.file_name().unwrap().to_string_lossy().into_owned(),
-            before: before.map(str::to_owned),
-            after: after.into(),
-        });
+        let path = abs.file_name().unwrap().to_string_lossy().into_owned();
+        store.keep(Checkpoint::new(turn, abs.to_path_buf(), path, before.map(str::to_owned), after));
     }
 
     #[test]
@@ -135,5 +201,24 @@ mod tests {
         let err = store.plan_undo().unwrap_err();
         assert!(err.contains("a.txt changed outside hew"), "{err}");
         assert_eq!(Checkpoints::default().plan_undo(), Ok(None));
+    }
+
+    #[test]
+    fn checkpoints_survive_into_a_resumed_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let store_file = store_path(&dir.path().join("s1.jsonl"));
+        let a = dir.path().join("a.txt");
+        let first = Checkpoints::default();
+        first.attach(store_file.clone());
+        keep(&first, 1, &a, Some("orig\n"), "v1\n");
+        keep(&first, 2, &a, Some("v1\n"), "v2\n");
+        std::fs::write(&a, "v1\n").unwrap();
+        first.drop_since(2);
+        // A later process of the same session.
+        let second = Checkpoints::default();
+        second.attach(store_file);
+        let (turn, restores) = second.plan_undo().unwrap().unwrap();
+        assert_eq!(turn, 1);
+        assert_eq!(restores[0].before.as_deref(), Some("orig\n"));
     }
 }

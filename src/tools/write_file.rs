@@ -91,13 +91,13 @@ pub(super) fn write(plan: Plan, ctx: &ToolContext) -> ToolOutput {
     if let Err(message) = files::apply(&change, &ctx.reads) {
         return ToolOutput::error(message);
     }
-    ctx.checkpoints.keep(super::checkpoint::Checkpoint {
-        turn: ctx.turn.load(std::sync::atomic::Ordering::Relaxed),
-        abs: change.abs.clone(),
-        path: change.path.clone(),
-        before: change.old.clone(),
-        after: change.new.clone(),
-    });
+    ctx.checkpoints.keep(super::checkpoint::Checkpoint::new(
+        ctx.turn.load(std::sync::atomic::Ordering::Relaxed),
+        change.abs.clone(),
+        change.path.clone(),
+        change.old.clone(),
+        &change.new,
+    ));
     let summary = change.summary();
     let content = match &change.old {
         None => format!("created {} ({})", change.path, files::lines(files::line_count(&change.new))),
