@@ -13,7 +13,9 @@ fn text(bytes: &[u8]) -> String {
 
 fn session_files(env: &Env) -> Vec<std::path::PathBuf> {
     let dir = env.home.path().join("hew/sessions");
-    let mut files: Vec<_> = std::fs::read_dir(dir).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "jsonl")).collect())
+        .unwrap_or_default();
     files.sort();
     files
 }
@@ -37,6 +39,8 @@ fn resume_in(wire: Wire) {
     assert_eq!(second.status.code(), Some(0), "{}", text(&second.stderr));
     assert_eq!(text(&second.stdout), "It says step one.\n");
     assert_eq!(session_files(&env).len(), 1, "the resumed session appends to the same file");
+    let undo = files[0].with_extension("undo");
+    assert!(std::fs::read_to_string(&undo).unwrap().contains("plan.txt"), "the write left an undo checkpoint");
 
     let body = &server.requests()[2].body;
     let messages = body["messages"].as_array().unwrap();
