@@ -19,7 +19,13 @@ pub struct Review {
     pub scroll: usize,
     /// Typing a reason for a refusal (`r`).
     pub reason: Option<String>,
+    /// The rendered panel for the last width, selection and focus: drawing
+    /// happens every frame, highlighting a big diff should not.
+    cache: std::cell::RefCell<Option<(RenderKey, Rendered)>>,
 }
+
+type RenderKey = (usize, usize, Vec<bool>, usize, u64);
+type Rendered = (Vec<Line<'static>>, Option<usize>);
 
 /// What a key did to the panel.
 #[derive(Debug, PartialEq)]
@@ -40,7 +46,7 @@ impl Review {
             _ => Vec::new(),
         };
         let selected = vec![true; hunks.len()];
-        Review { request, hunks, selected, focus: 0, scroll: 0, reason: None }
+        Review { request, hunks, selected, focus: 0, scroll: 0, reason: None, cache: Default::default() }
     }
 
     pub fn is_edit(&self) -> bool {
@@ -115,7 +121,19 @@ impl Review {
     }
 
     /// The panel's lines for a width: title, arguments or diff, and hints.
-    pub fn lines(&self, width: usize, queued: usize) -> (Vec<Line<'static>>, Option<usize>) {
+    pub fn lines(&self, width: usize, queued: usize) -> Rendered {
+        let key = (width, queued, self.selected.clone(), self.focus, super::highlight::generation());
+        if let Some((cached, rendered)) = &*self.cache.borrow()
+            && *cached == key
+        {
+            return rendered.clone();
+        }
+        let rendered = self.render(width, queued);
+        self.cache.replace(Some((key, rendered.clone())));
+        rendered
+    }
+
+    fn render(&self, width: usize, queued: usize) -> Rendered {
         let mut out = Vec::new();
         let call = &self.request.call;
         let more = if queued > 0 { format!("  (+{queued} more waiting)") } else { String::new() };

@@ -37,7 +37,7 @@ pub fn draw(frame: &mut Frame, app: &mut App, now: Instant) {
     let review_height = match app.reviews.front() {
         None => 0,
         Some(review) => {
-            let wanted = review.lines(area.width as usize, 0).0.len() as u16 + 2;
+            let wanted = review.lines(area.width as usize, queued_calls(app)).0.len() as u16 + 2;
             wanted.clamp(5, (area.height * 3 / 5).max(5))
         }
     };
@@ -167,12 +167,17 @@ fn draw_log(frame: &mut Frame, app: &App, area: Rect, now: Instant) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
+/// Calls waiting behind the one under review.
+fn queued_calls(app: &App) -> usize {
+    app.transcript.tools.iter().filter(|t| t.state == ToolState::Queued).count() + app.reviews.len().saturating_sub(1)
+}
+
 fn draw_review(frame: &mut Frame, app: &App, area: Rect) {
     let Some(review) = app.reviews.front() else { return };
     let block = Block::default().borders(Borders::TOP).border_style(theme::warn());
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let queued = app.transcript.tools.iter().filter(|t| t.state == ToolState::Queued).count() + app.reviews.len() - 1;
+    let queued = queued_calls(app);
     let width = inner.width as usize;
     let (lines, focus) = review.lines(width, queued);
     let body = inner.height.saturating_sub(1) as usize;
