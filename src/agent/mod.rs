@@ -116,6 +116,8 @@ pub struct Agent {
     /// Told to the model with the next message.
     note: Option<String>,
     estimator: compact::Estimator,
+    /// The history's length right after the last compaction.
+    compacted_at: Option<usize>,
     /// A helper agent: it shares its parent's tool context, and must not
     /// move the parent's turn count (which groups undo checkpoints).
     is_helper: bool,
@@ -144,6 +146,7 @@ impl Agent {
             session: None,
             note: None,
             estimator: compact::Estimator::default(),
+            compacted_at: None,
             is_helper: false,
         }
     }
@@ -270,7 +273,13 @@ impl Agent {
                 max_output_tokens: self.settings.max_output_tokens,
             };
             let window = self.settings.model.context_window;
-            if self.estimator.tokens(compact::request_chars(&request)) as f64 > window as f64 * compact::TRIGGER {
+            // Compact when near the limit, but not again before the
+            // conversation has grown: a window too small for even the
+            // system prompt must not cost a summary request every round.
+            let grown = self.compacted_at.is_none_or(|len| self.history.len() > len);
+            if grown
+                && self.estimator.tokens(compact::request_chars(&request)) as f64 > window as f64 * compact::TRIGGER
+            {
                 self.compact(events, cancel).await;
                 request.messages = self.history.clone();
             }
@@ -359,6 +368,7 @@ impl Agent {
         let after = size(&result.history);
         events.record(Record::Compaction { how: result.how.to_owned(), history: result.history.clone(), ts: now_ms() });
         self.history = result.history;
+        self.compacted_at = Some(self.history.len());
         let _ = events.send(AgentEvent::Notice(format!(
             "compacted the conversation ({}): about {before} → {after} tokens",
             result.how
