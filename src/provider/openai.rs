@@ -279,3 +279,34 @@ mod tests {
         assert!(OpenAi.body("gpt-x", &request, true).get("stream_options").is_none());
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+    use crate::provider::sse::SseParser;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Arbitrary bytes from a server never panic the parser or either decoder.
+        #[test]
+        fn garbage_streams_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400), json_ish in "[{}\\[\\]\":,a-z0-9 ]{0,200}") {
+            let mut parser = SseParser::new();
+            let mut events = Vec::new();
+            parser.feed(&bytes, &mut events);
+            parser.feed(format!("data: {json_ish}\n\n").as_bytes(), &mut events);
+            parser.finish(&mut events);
+            let mut out = Vec::new();
+            let mut openai = OpenAi.decoder();
+            let mut anthropic = crate::provider::anthropic::Anthropic.decoder();
+            for event in &events {
+                let _ = openai.decode(event, &mut out);
+                let _ = anthropic.decode(event, &mut out);
+            }
+            let mut asm = crate::provider::Assembler::new();
+            for event in &out {
+                asm.push(event);
+            }
+            let _ = asm.finish();
+        }
+    }
+}

@@ -164,8 +164,10 @@ impl Parser<'_> {
                     finish_command(&mut pipeline, &mut command);
                     at_start = true;
                 }
-                '(' if command.words.is_empty() => {
+                '(' => {
                     // A subshell (or `((` arithmetic): its commands run too.
+                    // Mid-command it is a syntax error for bash; its text
+                    // still gets looked at.
                     self.pos += 1;
                     let inner = self.sub_script(Some(')'));
                     self.script.nested.push(inner);
@@ -178,7 +180,13 @@ impl Parser<'_> {
                 '<' | '>' => self.redirect(&mut command),
                 '0'..='9' if self.is_fd_redirect() => self.redirect(&mut command),
                 _ => {
-                    let word = self.word();
+                    let before = self.pos;
+                    let mut word = self.word();
+                    if self.pos == before {
+                        // Every step must consume input; take the character as text.
+                        word.text.push(c);
+                        self.pos += 1;
+                    }
                     if at_start && word.text.contains('=') && !word.text.starts_with('=') && is_assignment(&word.text) {
                         continue; // FOO=bar cmd: the assignment is not the command
                     }
@@ -551,10 +559,50 @@ mod tests {
     }
 
     #[test]
+    fn a_parenthesis_mid_command_cannot_stall_the_parser() {
+        // Found by the fuzz test below: this once looped forever.
+        assert_eq!(words("echo (rm -rf /)"), w(&[&["echo"], &["rm", "-rf", "/"]]));
+        assert_eq!(words("a(b"), w(&[&["a(b"]]));
+    }
+
+    #[test]
     fn broken_input_is_flagged_not_fatal() {
         for line in ["echo 'open", "echo \"open", "(ls", "echo $(ls", "cat <<EOF\nno end", "ls )", "`unclosed"] {
             assert!(parse(line).incomplete, "{line}");
         }
         assert!(!parse("echo ok").incomplete);
+    }
+}
+
+#[cfg(test)]
+mod fuzz {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whatever a model writes, parsing ends and never panics.
+        #[test]
+        fn any_text_parses_without_panicking(line in "[ -~\n\t]{0,120}") {
+            let script = super::parse(&line);
+            let _ = script.commands().len();
+        }
+
+        #[test]
+        fn shell_looking_noise_parses_without_panicking(parts in proptest::collection::vec(
+            prop_oneof![
+                Just("rm"), Just("-rf"), Just("'"), Just("\""), Just("$("), Just(")"), Just("`"), Just("<<EOF\n"),
+                Just("EOF\n"), Just("|"), Just("&&"), Just(";"), Just("\\"), Just("${"), Just("}"), Just("<("), Just("~"),
+                Just("*"), Just("bash -c "), Just("eval "), Just(" "), Just("\n"), Just("#"), Just("2>&1"),
+            ],
+            0..40,
+        )) {
+            let line: String = parts.concat();
+            let _ = super::parse(&line);
+            let ctx = crate::safety::analyze::Context {
+                workspace: std::path::Path::new("/srv/w"),
+                cwd: std::path::Path::new("/srv/w"),
+                home: Some(std::path::Path::new("/home/u")),
+            };
+            let _ = crate::safety::analyze(&line, &ctx);
+        }
     }
 }
