@@ -126,7 +126,11 @@ impl ToolEntry {
             let text = output.full.as_deref().unwrap_or(&output.content);
             let style = if output.is_error { theme::error() } else { ratatui::style::Style::new() };
             for line in text.lines() {
-                out.extend(wrap(Line::styled(format!("  {line}"), style), width, &[Span::raw("  ")]));
+                out.extend(wrap(
+                    Line::styled(format!("  {}", line.replace('\t', "    ")), style),
+                    width,
+                    &[Span::raw("  ")],
+                ));
             }
         }
         out
@@ -285,8 +289,9 @@ impl Transcript {
                     } else if !output.is_error && entry.call.name == "bash" && output.content != "(no output)" {
                         let total = output.content.lines().count();
                         for line in output.content.lines().take(3) {
+                            let line = line.replace('\t', "    ");
                             lines.push(Line::styled(
-                                format!("  {}", super::wrap::truncate(line, width.saturating_sub(2))),
+                                format!("  {}", super::wrap::truncate(&line, width.saturating_sub(2))),
                                 theme::dim(),
                             ));
                         }

@@ -10,6 +10,8 @@ use unicode_width::UnicodeWidthStr;
 use super::{highlight, theme, wrap::wrap};
 
 pub fn render(text: &str, width: usize) -> Vec<Line<'static>> {
+    // The terminal drops tabs (ratatui skips control characters); spaces keep words apart.
+    let text = &text.replace('\t', "    ");
     let mut r = Renderer { width: width.max(8), ..Renderer::default() };
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     for event in Parser::new_ext(text, options) {
@@ -372,5 +374,23 @@ mod tests {
     fn long_paragraphs_wrap_with_list_indent() {
         let out = plain("- a list item that is long enough to wrap around", 20);
         assert_eq!(out, vec!["• a list item that ", "  is long enough to ", "  wrap around"]);
+    }
+}
+
+#[cfg(test)]
+mod fuzz {
+    use proptest::prelude::*;
+    use unicode_width::UnicodeWidthStr;
+
+    proptest! {
+        /// Whatever the model writes renders, at any width, within the width
+        /// (a lone wide character may stand alone on a narrower line).
+        #[test]
+        fn any_text_renders_within_the_width(text in "[ -~\n\té你🎉|*`#>\\-]{0,300}", width in 1usize..60) {
+            for line in super::render(&text, width) {
+                let shown: String = line.spans.iter().flat_map(|s| s.content.chars()).filter(|c| !c.is_control()).collect();
+                prop_assert!(shown.width() <= width.max(8) + 2, "{:?} at {}", shown, width);
+            }
+        }
     }
 }
