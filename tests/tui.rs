@@ -135,3 +135,44 @@ fn ask_review_refuse_approve_interrupt_browse_quit() {
     let told = requests[1].body.to_string();
     assert!(told.contains("refused: the user declined this call"), "{told}");
 }
+
+#[test]
+fn e_edits_the_proposal_in_the_editor_before_it_is_written() {
+    if !Tmux::available() {
+        return;
+    }
+    let env = Env::new();
+    let server = Server::start(
+        Wire::OpenAi,
+        vec![
+            reply(Turn::call("w1", "write_file", json!({"path": "notes.txt", "content": "a draft\n"}))),
+            reply(Turn::text("ok")),
+        ],
+    );
+    let bin = assert_cmd::cargo::cargo_bin("hew");
+    // The "editor" edits in place, as a person would, and exits.
+    let command = format!(
+        "cd {work} && env -i PATH=\"$PATH\" HOME={home} HEW_HOME={home}/hew OPENAI_API_KEY={KEY} TERM=xterm-256color EDITOR='sed -i s/draft/final/' {bin} --base-url {url}; echo HEW-EXITED $?; sleep 30",
+        work = env.work.path().display(),
+        home = env.home.path().display(),
+        bin = bin.display(),
+        url = server.base_url(),
+    );
+    let tmux = Tmux { session: format!("hew-edit-{}", std::process::id()) };
+    let status = Command::new("tmux")
+        .args(["new-session", "-d", "-x", "120", "-y", "40", "-s", &tmux.session, &command])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    tmux.wait_for("Ask hew to change something");
+    tmux.literal("take notes");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Approve write_file notes.txt");
+    tmux.keys(&["e"]);
+    tmux.wait_for("● write_file notes.txt");
+    assert_eq!(std::fs::read_to_string(env.path("notes.txt")).unwrap(), "a final\n");
+    let told = server.requests()[1].body.to_string();
+    assert!(told.contains("The user changed your proposal before applying it"), "{told}");
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("HEW-EXITED 0");
+}
