@@ -473,6 +473,39 @@ impl App {
         }
     }
 
+    /// A click at (`column`, `row`): on a tool call in the chat, it
+    /// expands or collapses the call (with mouse capture on, F2).
+    pub fn click(&mut self, column: u16, row: u16) {
+        let (width, height) = self.chat_view;
+        if self.browser.is_some() || column as usize > width || row as usize >= height || !self.reviews.is_empty() {
+            return;
+        }
+        let now = Instant::now();
+        let heights: Vec<usize> =
+            (0..self.transcript.cells.len()).map(|i| self.transcript.height(i, width, now)).collect();
+        let total: usize = heights.iter().sum();
+        // The chat shows the last `height` lines above `scroll`; a short
+        // transcript sits at the top.
+        let line = if total <= height {
+            row as usize
+        } else {
+            total.saturating_sub(height + self.scroll.min(total - height)) + row as usize
+        };
+        let mut start = 0;
+        for (cell, h) in heights.iter().enumerate() {
+            if line < start + h {
+                if let Cell::Tool(tool) = self.transcript.cells[cell].cell {
+                    self.log_selected = Some(tool);
+                    let entry = &mut self.transcript.tools[tool];
+                    entry.expanded = !entry.expanded;
+                    self.refresh_tool(tool);
+                }
+                return;
+            }
+            start += h;
+        }
+    }
+
     fn select_tool(&mut self, step: isize) {
         let count = self.transcript.tools.len();
         if count == 0 {

@@ -29,7 +29,7 @@ impl App {
                 let mut text = String::from(
                     "Keys: Enter send · Alt-Enter or Ctrl-J newline · Esc interrupt · Ctrl-C interrupt / quit · Ctrl-D quit\n",
                 );
-                text.push_str("PgUp/PgDn scroll · Alt-↑/↓ select a tool call · Ctrl-O expand it · Ctrl-L tool log · Ctrl-T transcript · Ctrl-G edit in $EDITOR · F2 mouse\n");
+                text.push_str("PgUp/PgDn scroll · Alt-↑/↓ select a tool call · Ctrl-O expand it · Ctrl-L tool log · Ctrl-T transcript · Ctrl-G edit in $EDITOR · F2 mouse (wheel scrolls, a click expands a tool call)\n");
                 text.push_str("Review: y approve · n refuse · r refuse with reason · a always allow · e edit · j/k hunk · Space toggle hunk · Esc stop\n");
                 for (c, what) in composer::COMMANDS {
                     text.push_str(&format!("{c}  {what}\n"));

@@ -205,6 +205,7 @@ fn handle_terminal(app: &mut App, event: Event) -> Control {
             match mouse.kind {
                 MouseEventKind::ScrollUp => app.wheel(true),
                 MouseEventKind::ScrollDown => app.wheel(false),
+                MouseEventKind::Down(crossterm::event::MouseButton::Left) => app.click(mouse.column, mouse.row),
                 _ => {}
             }
             Control::Continue

@@ -371,3 +371,18 @@ fn todo_panel_and_its_return_on_resume() {
     assert_eq!(resumed.todos.len(), 3);
     assert_eq!(resumed.transcript.tools[0].state, super::cells::ToolState::Done(CallStatus::Ok));
 }
+
+#[test]
+fn clicking_a_tool_call_expands_it() {
+    let (mut app, _) = app();
+    app.agent(AgentEvent::ToolCall { call: call("a", "bash", r#"{"command":"ls"}"#) });
+    app.agent(finished("a", "bash", CallStatus::Ok, ToolOutput::ok("one\ntwo\n", "exit 0, 0.0s"), None));
+    screen(&mut app, 100, 20);
+    app.click(3, 0);
+    assert!(app.transcript.tools[0].expanded);
+    assert!(screen(&mut app, 100, 20).contains("\"command\": \"ls\""), "the arguments show");
+    app.click(3, 0);
+    assert!(!app.transcript.tools[0].expanded);
+    app.click(3, 15); // below the transcript: nothing
+    assert!(!app.transcript.tools[0].expanded);
+}
