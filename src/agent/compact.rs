@@ -46,11 +46,13 @@ impl Estimator {
     }
 }
 
-/// The size of a request in characters, as sent.
-pub fn request_chars(request: &ModelRequest) -> usize {
-    request.system.len()
-        + request.messages.iter().map(message_chars).sum::<usize>()
-        + request.tools.iter().map(|t| t.name.len() + t.description.len() + t.schema.to_string().len()).sum::<usize>()
+/// The part of every request that compaction cannot shrink.
+pub fn fixed_chars(system: &str, tools: &[crate::provider::ToolSpec]) -> usize {
+    system.len() + tools.iter().map(|t| t.name.len() + t.description.len() + t.schema.to_string().len()).sum::<usize>()
+}
+
+pub fn messages_chars(messages: &[Message]) -> usize {
+    messages.iter().map(message_chars).sum()
 }
 
 fn message_chars(message: &Message) -> usize {
@@ -64,16 +66,6 @@ fn message_chars(message: &Message) -> usize {
         })
         .sum::<usize>()
         + 8
-}
-
-/// Where each of the person's turns starts in `history`.
-fn turn_starts(history: &[Message]) -> Vec<usize> {
-    history
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.role == Role::User && m.content.iter().any(|b| matches!(b, Block::Text { .. })))
-        .map(|(i, _)| i)
-        .collect()
 }
 
 /// Stage 1: tool outputs before `before` keep their head and tail only.
@@ -198,20 +190,18 @@ pub struct Compacted {
 }
 
 /// Compacts `history` so that a request of it fits well inside `window`
-/// tokens. `fixed_chars` is the part of each request that does not shrink
+/// tokens. `fixed` is the part of each request that does not shrink
 /// (system prompt and tools).
 pub async fn compact(
     provider: &dyn Provider,
     history: &[Message],
-    fixed_chars: usize,
+    fixed: usize,
     window: u64,
     estimator: Estimator,
     cancel: &CancellationToken,
 ) -> Compacted {
-    let fits = |h: &[Message]| {
-        estimator.tokens(fixed_chars + h.iter().map(message_chars).sum::<usize>()) as f64 <= window as f64 * TARGET
-    };
-    let starts = turn_starts(history);
+    let fits = |h: &[Message]| estimator.tokens(fixed + messages_chars(h)) as f64 <= window as f64 * TARGET;
+    let starts = crate::provider::prompt_starts(history);
     let keep_from = starts.len().checked_sub(KEEP_TURNS).and_then(|i| starts.get(i)).copied().unwrap_or(0);
 
     // Stage 1: shorten old tool outputs.

@@ -250,17 +250,13 @@ impl Agent {
         events.record(Record::User { text: prompt.clone(), ts: now_ms() });
         self.history.push(Message::user_text(prompt));
         // Turns are numbered by the person's messages, as /rewind counts them.
-        let number = self
-            .history
-            .iter()
-            .filter(|m| {
-                m.role == Role::User && m.content.iter().any(|b| matches!(b, crate::provider::Block::Text { .. }))
-            })
-            .count();
+        let number = self.history.iter().filter(|m| m.is_prompt()).count();
         if !self.is_helper {
             self.ctx.turn.store(number, std::sync::atomic::Ordering::Relaxed);
         }
         let specs = self.registry.specs();
+        // The system prompt and tool schemas: the same size every round.
+        let fixed = compact::fixed_chars(&self.system, &specs);
         let mut overflowed = false;
         for round in 1..=self.settings.max_turns {
             if cancel.is_cancelled() {
@@ -277,14 +273,13 @@ impl Agent {
             // conversation has grown: a window too small for even the
             // system prompt must not cost a summary request every round.
             let grown = self.compacted_at.is_none_or(|len| self.history.len() > len);
-            if grown
-                && self.estimator.tokens(compact::request_chars(&request)) as f64 > window as f64 * compact::TRIGGER
-            {
+            let mut chars = fixed + compact::messages_chars(&request.messages);
+            if grown && self.estimator.tokens(chars) as f64 > window as f64 * compact::TRIGGER {
                 self.compact(events, cancel).await;
                 request.messages = self.history.clone();
+                chars = fixed + compact::messages_chars(&request.messages);
             }
-            let chars = compact::request_chars(&request);
-            if let Some(outcome) = self.over_budget(&request) {
+            if let Some(outcome) = self.over_budget(chars) {
                 return outcome;
             }
             let _ = events.send(AgentEvent::RequestStarted { round });
@@ -350,17 +345,8 @@ impl Agent {
 
     /// Shrinks the conversation (see [`compact`]) and says how much.
     async fn compact(&mut self, events: &EventTx, cancel: &CancellationToken) {
-        let fixed = self.system.len()
-            + self
-                .registry
-                .specs()
-                .iter()
-                .map(|t| t.name.len() + t.description.len() + t.schema.to_string().len())
-                .sum::<usize>();
-        let size = |h: &[Message]| {
-            self.estimator
-                .tokens(fixed + h.iter().map(|m| serde_json::to_string(m).map_or(0, |s| s.len())).sum::<usize>())
-        };
+        let fixed = compact::fixed_chars(&self.system, &self.registry.specs());
+        let size = |h: &[Message]| self.estimator.tokens(fixed + compact::messages_chars(h));
         let before = size(&self.history);
         let window = self.settings.model.context_window;
         let result =
@@ -381,14 +367,11 @@ impl Agent {
     }
 
     /// Stops before a request whose prompt alone would take the session past
-    /// `max_cost`. The prompt is estimated at 3.5 characters a token.
-    fn over_budget(&self, request: &ModelRequest) -> Option<Outcome> {
+    /// `max_cost`, with the same prompt estimate compaction uses.
+    fn over_budget(&self, chars: usize) -> Option<Outcome> {
         let limit = self.settings.max_cost?;
         let spent = self.spent()?;
-        let chars = request.system.len()
-            + request.messages.iter().map(|m| serde_json::to_string(m).map_or(0, |s| s.len())).sum::<usize>()
-            + request.tools.iter().map(|t| t.description.len() + t.schema.to_string().len()).sum::<usize>();
-        let next = (chars as f64 / 3.5) * self.settings.model.input_price.unwrap_or(0.0) / 1e6;
+        let next = self.estimator.tokens(chars) as f64 * self.settings.model.input_price.unwrap_or(0.0) / 1e6;
         (spent + next > limit).then_some(Outcome::BudgetReached { spent, limit })
     }
 }

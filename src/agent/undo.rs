@@ -13,16 +13,7 @@ use crate::tools::{Effect, FileChange, Plan, WorkPath};
 /// `/rewind N`: the conversation goes back to just before the person's
 /// N-th message, and the files changed since go back with it.
 pub(super) async fn rewind(agent: &mut Agent, events: &EventTx, message: usize) {
-    let starts: Vec<usize> = agent
-        .history
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| {
-            m.role == crate::provider::Role::User
-                && m.content.iter().any(|b| matches!(b, crate::provider::Block::Text { .. }))
-        })
-        .map(|(i, _)| i)
-        .collect();
+    let starts = crate::provider::prompt_starts(&agent.history);
     let Some(&cut) = message.checked_sub(1).and_then(|i| starts.get(i)) else {
         let _ = events.send(AgentEvent::Notice(format!(
             "there is no message {message} to rewind to (this conversation has {})",

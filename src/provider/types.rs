@@ -56,12 +56,23 @@ impl Message {
         out
     }
 
+    /// A message the person wrote (not one that only carries tool results).
+    pub fn is_prompt(&self) -> bool {
+        self.role == Role::User && self.content.iter().any(|b| matches!(b, Block::Text { .. }))
+    }
+
     pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
         self.content.iter().filter_map(|b| match b {
             Block::ToolCall(call) => Some(call),
             _ => None,
         })
     }
+}
+
+/// Where each of the person's messages starts in a conversation: turn N
+/// (1-based, as `/rewind N` counts) begins at index N-1 of this list.
+pub fn prompt_starts(messages: &[Message]) -> Vec<usize> {
+    messages.iter().enumerate().filter(|(_, m)| m.is_prompt()).map(|(i, _)| i).collect()
 }
 
 /// What the model is told about one tool.

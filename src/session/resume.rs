@@ -29,12 +29,7 @@ pub fn conversation(records: &[Record]) -> Vec<Message> {
             }
             Record::Rewind { before_message, .. } => {
                 close(&mut messages, &mut open, &mut results);
-                let starts: Vec<usize> = messages
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, m)| m.role == Role::User && m.content.iter().any(|b| matches!(b, Block::Text { .. })))
-                    .map(|(i, _)| i)
-                    .collect();
+                let starts = crate::provider::prompt_starts(&messages);
                 if let Some(&cut) = before_message.checked_sub(1).and_then(|i| starts.get(i)) {
                     messages.truncate(cut);
                 }
