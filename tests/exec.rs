@@ -8,11 +8,8 @@ use std::process::Output;
 use assert_cmd::Command;
 use serde_json::{Value, json};
 use support::env::{Env, KEY};
+use support::text;
 use support::{Server, Step, Turn, Wire, reply, status};
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 fn run(cmd: &mut Command) -> Output {
     cmd.output().unwrap()

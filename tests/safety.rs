@@ -5,11 +5,7 @@ mod support;
 
 use serde_json::json;
 use support::env::Env;
-use support::{Server, Turn, Wire, reply};
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use support::{Server, Turn, Wire, reply, text};
 
 /// A home folder outside both the workspace and the temp folders, which
 /// the sandbox leaves writable. The build may live under /tmp (a CI clone),

@@ -5,11 +5,8 @@ mod support;
 
 use serde_json::{Value, json};
 use support::env::{Env, KEY};
+use support::text;
 use support::{Server, Turn, Wire, reply};
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 fn session_files(env: &Env) -> Vec<std::path::PathBuf> {
     let dir = env.home.path().join("hew/sessions");
